@@ -1,0 +1,67 @@
+"""The privacy guarantee record every mechanism states (frozen, serialisable).
+
+Example:
+    >>> Guarantee(kind="metric", epsilon=1.0, multiplier=2.5, metric="euclidean").effective_epsilon
+    2.5
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+KINDS = ("pure", "approx", "metric", "none")
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What a (sensitivity approach, mechanism) pair guarantees per token.
+
+    Attributes:
+        kind: ``pure`` (ε-DP), ``approx`` ((ε, δ)-DP), ``metric`` (ε·d_X metric DP, possibly with a
+            δ), or ``none`` (no privatization).
+        epsilon: the ε the mechanism was configured with.
+        multiplier: the guarantee holds for ``multiplier * epsilon`` (e.g. the sensitivity bound
+            of an approach whose noise is not calibrated to it; Riecker 2023, Eq. 5.1).
+        delta: failure probability (0 for pure / pure metric DP).
+        metric: the distance d of metric DP (``euclidean`` in the original embedding space unless
+            stated), empty for canonical DP.
+        proven: False when a bound in the guarantee is only *estimated from data*.
+        reason: why the guarantee is not proven (empty when it is).
+    """
+
+    kind: str
+    epsilon: float
+    multiplier: float = 1.0
+    delta: float = 0.0
+    metric: str = ""
+    proven: bool = True
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"guarantee kind must be one of {KINDS}, got {self.kind!r}")
+
+    @property
+    def effective_epsilon(self) -> float:
+        """ε actually guaranteed: ``multiplier * epsilon``."""
+        return self.multiplier * self.epsilon
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable dict."""
+        return asdict(self)
+
+    def describe(self) -> str:
+        """Human-readable form, e.g. ``(2.53·ε)-metric DP (euclidean) [estimated: ...]``."""
+        if self.kind == "none":
+            return "no privacy guarantee"
+        eps = f"{self.multiplier:.4g}·ε" if self.multiplier != 1 else "ε"
+        if self.kind == "pure":
+            text = f"{eps}-DP"
+        elif self.kind == "approx":
+            text = f"({eps}, {self.delta:.3g})-DP"
+        else:
+            text = f"{eps}·d metric DP" if not self.delta else f"({eps}, {self.delta:.3g})·d metric DP"
+            text += f" ({self.metric})" if self.metric else ""
+        if not self.proven:
+            text += f" [estimated, not proven: {self.reason}]"
+        return text
