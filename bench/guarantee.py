@@ -27,6 +27,7 @@ class Guarantee:
             stated), empty for canonical DP.
         proven: False when a bound in the guarantee is only *estimated from data*.
         reason: why the guarantee is not proven (empty when it is).
+        log10_delta: log10 of δ when δ is too small for a float (e.g. 4^−1601), else None.
     """
 
     kind: str
@@ -36,6 +37,7 @@ class Guarantee:
     metric: str = ""
     proven: bool = True
     reason: str = ""
+    log10_delta: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -55,10 +57,11 @@ class Guarantee:
         if self.kind == "none":
             return "no privacy guarantee"
         eps = f"{self.multiplier:.4g}·ε" if self.multiplier != 1 else "ε"
+        dl = f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
         if self.kind == "pure":
             text = f"{eps}-DP"
         elif self.kind == "approx":
-            text = f"({eps}, {self.delta:.3g})-DP"
+            text = f"({eps}, {dl})-DP"
         else:
             text = f"{eps}·d metric DP" if not self.delta else f"({eps}, {self.delta:.3g})·d metric DP"
             text += f" ({self.metric})" if self.metric else ""

@@ -1,0 +1,199 @@
+"""Corpus-level privatization: tokens → (sensitivity → mechanism → mapping) → tokens/vectors.
+
+One :class:`Privatizer` holds a public embedding, a fitted sensitivity approach, a fitted
+mechanism and a mapping. ``privatize(docs)`` encodes every token of every document at once,
+perturbs them in one vectorised call (independent noise per occurrence), maps them back in
+chunked exact nearest-neighbour search, and splits the result per document — no Python loop per
+token on the hot path.
+
+Valid combinations:
+    - additive mechanism + ``nearest``/``vickrey``: text output;
+    - additive mechanism + ``none``: vector output (for models that take vectors);
+    - selection mechanism (``tem``, ``truncated_gumbel``) + ``none``: text output (the mapping
+      is part of the mechanism); with ``nearest``/``vickrey`` it is refused.
+
+Example:
+    >>> p = Privatizer.build(mechanism="mvl", epsilon=10, mapping="nearest", seed=0)
+    >>> out = p.privatize([tokenize("the quick brown fox")])
+    >>> out.texts()
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bench.embeddings import (
+    DEFAULT_VOCAB_SIZE,
+    Embedding,
+    check_oov_policy,
+    detokenize,
+    load_embedding,
+    oov_leaks,
+)
+from bench.guarantee import Guarantee
+from bench.mapping import Mapping, make_mapping
+from bench.mechanisms import Mechanism, make_mechanism
+from bench.neighbors import NeighborIndex
+from bench.sensitivity import SensitivityApproach, make_sensitivity
+
+logger = logging.getLogger(__name__)
+
+
+class InvalidCombination(ValueError):
+    """A mechanism × mapping (or model) combination that makes no sense; says why."""
+
+
+def check_combination(mechanism: Mechanism, mapping: Mapping) -> None:
+    """Refuse the combinations listed in the module docstring, with the reason."""
+    if mechanism.kind == "selection" and mapping.name != "none":
+        raise InvalidCombination(
+            f"mechanism {mechanism.name!r} selects output words itself; mapping "
+            f"{mapping.name!r} does not apply (use mapping 'none')")
+
+
+@dataclass
+class PrivatizedCorpus:
+    """The output of one privatization run.
+
+    Attributes:
+        tokens: privatized tokens per document (None for vector output).
+        vectors: perturbed vectors per document, ``(n_tokens, d)`` (None for text output).
+        n_tokens: number of tokens privatized.
+        n_oov: number of out-of-vocabulary tokens (replaced by ``<unk>`` or passed through).
+        n_unchanged: tokens whose output word equals the input word (text output only).
+        seconds: wall time of the privatization.
+    """
+
+    tokens: list[list[str]] | None
+    vectors: list[np.ndarray] | None
+    n_tokens: int
+    n_oov: int
+    n_unchanged: int | None
+    seconds: float
+    guarantee: Guarantee | None = None
+    oov_leaks: bool = False
+
+    @property
+    def n_w(self) -> float | None:
+        """N_w: the fraction of words left unchanged (Huang et al. 2024, Sec. 6)."""
+        if self.n_unchanged is None or self.n_tokens == 0:
+            return None
+        return self.n_unchanged / self.n_tokens
+
+    def texts(self) -> list[str]:
+        """Detokenized privatized texts (text output only)."""
+        if self.tokens is None:
+            raise ValueError("this corpus has vector output (mapping 'none'); no text")
+        return [detokenize(t) for t in self.tokens]
+
+    def stats(self) -> dict[str, Any]:
+        """Per-run statistics (no text)."""
+        return {"n_tokens": self.n_tokens, "n_oov": self.n_oov, "n_w": self.n_w,
+                "seconds": self.seconds,
+                "tokens_per_second": self.n_tokens / self.seconds if self.seconds else None,
+                "oov_leaks": self.oov_leaks}
+
+
+@dataclass
+class Privatizer:
+    """Embedding + fitted sensitivity approach + fitted mechanism + mapping."""
+
+    embedding: Embedding
+    sensitivity: SensitivityApproach
+    mechanism: Mechanism
+    mapping: Mapping
+    oov: str = "unk"
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+
+    def __post_init__(self) -> None:
+        check_oov_policy(self.oov)
+        check_combination(self.mechanism, self.mapping)
+        self._inputs = self.sensitivity.transform(self.embedding.input_vectors())
+        self._space = self._inputs[: self.embedding.size]
+        self.index = NeighborIndex(self._space) if self.mapping.outputs_text and \
+            self.mechanism.kind == "additive" else None
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        mechanism: str,
+        epsilon: float,
+        sensitivity: str = "none",
+        mapping: str = "nearest",
+        seed: int | None = 0,
+        embedding: Embedding | str = "glove-6b-50d",
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
+        oov: str = "unk",
+        mechanism_params: dict | None = None,
+        sensitivity_params: dict | None = None,
+        mapping_params: dict | None = None,
+    ) -> Privatizer:
+        """Validate everything, then load, fit and assemble (cheap checks first)."""
+        check_oov_policy(oov)
+        rng = np.random.default_rng(seed)
+        mech = make_mechanism(mechanism, epsilon=epsilon, rng=rng, **(mechanism_params or {}))
+        mapper = make_mapping(mapping, **(mapping_params or {}))
+        check_combination(mech, mapper)
+        sens = make_sensitivity(sensitivity, **(sensitivity_params or {}))
+        emb = load_embedding(embedding, vocab_size) if isinstance(embedding, str) else embedding
+        sens.fit(emb.vectors)
+        inputs = sens.transform(emb.input_vectors())
+        if hasattr(mech, "bind_sensitivity"):
+            mech.bind_sensitivity(sens)
+        mech.fit(inputs[: emb.size], inputs)
+        return cls(emb, sens, mech, mapper, oov, rng)
+
+    def guarantee(self) -> Guarantee:
+        """The per-token guarantee of this configuration."""
+        return self.mechanism.guarantee(self.sensitivity)
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-serialisable configuration (no text)."""
+        return {"embedding": self.embedding.name, "vocab_size": self.embedding.size,
+                "sensitivity": self.sensitivity.describe(), "mechanism": self.mechanism.describe(),
+                "mapping": self.mapping.describe(), "oov": self.oov,
+                "oov_leaks": oov_leaks(self.oov), "guarantee": self.guarantee().to_dict()}
+
+    def privatize_ids(self, ids: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Privatize input ids (no OOV marker): ``(output ids or None, vectors or None)``."""
+        if self.mechanism.kind == "selection":
+            return self.mechanism.sample(ids), None
+        noisy = self.mechanism.perturb(ids)
+        if not self.mapping.outputs_text:
+            return None, noisy
+        return self.mapping.map(noisy, self.index, self.rng), None
+
+    def privatize(self, docs: list[list[str]]) -> PrivatizedCorpus:
+        """Privatize tokenized documents; every token occurrence gets its own noise."""
+        t0 = time.perf_counter()
+        lengths = np.array([len(d) for d in docs], dtype=np.int64)
+        flat = [t for d in docs for t in d]
+        ids, oov_mask = self.embedding.encode(flat, self.oov)
+        keep = ids >= 0  # with oov="keep" the OOV tokens pass through (flagged as leaking)
+        out_ids, vectors = self.privatize_ids(ids[keep])
+        bounds = np.cumsum(lengths)[:-1]
+        tokens = vecs = None
+        n_unchanged = None
+        if out_ids is not None:
+            words = np.empty(len(flat), dtype=object)
+            words[keep] = self.embedding.decode(out_ids)
+            if not keep.all():
+                words[~keep] = np.asarray(flat, dtype=object)[~keep]
+            same = np.zeros(len(flat), dtype=bool)
+            same[keep] = out_ids == ids[keep]
+            same[~keep] = True
+            n_unchanged = int(same[~oov_mask].sum()) + int((~keep).sum())
+            tokens = [list(w) for w in np.split(words, bounds)] if len(docs) else []
+        else:
+            if not keep.all():
+                raise InvalidCombination("oov 'keep' cannot pass words through a vector output")
+            vecs = np.split(vectors, bounds) if len(docs) else []
+        seconds = time.perf_counter() - t0
+        return PrivatizedCorpus(tokens, vecs, len(flat), int(oov_mask.sum()), n_unchanged,
+                                seconds, self.guarantee(), oov_leaks(self.oov))
