@@ -1,0 +1,385 @@
+"""Tests for bench.sensitivity (Riecker 2023, Sec. 4.5, Table 5.2)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+from bench.embeddings import load_embedding
+from bench.registry import UnknownNameError
+from bench.sensitivity import (
+    SENSITIVITY,
+    NotFittedError,
+    _brute_force_min_distance,
+    gaussian_width_dim,
+    jl_union_failure_probability,
+    make_sensitivity,
+    min_pairwise_distance,
+)
+
+ALL = SENSITIVITY.names()
+PROVEN_LIPSCHITZ = ["none", "unit_norm_clip", "clip_observed_range"]
+ESTIMATED = ["unit_norm", "minmax", "observed_range"]
+
+
+@pytest.fixture(scope="module")
+def glove() -> np.ndarray:
+    """2,000 real GloVe 6B 50d rows (frequency order)."""
+    return load_embedding("glove-6b-50d", vocab_size=2_000).vectors
+
+
+@pytest.fixture(scope="module")
+def fitted(glove):
+    return {name: make_sensitivity(name).fit(glove) for name in ALL}
+
+
+def _ratios(f, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(f(a) - f(b), axis=1) / np.linalg.norm(a - b, axis=1)
+
+
+def _pairs(x: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, len(x), n)
+    j = rng.integers(0, len(x), n)
+    keep = np.any(x[i] != x[j], axis=1)
+    return x[i[keep]], x[j[keep]]
+
+
+# ------------------------------------------------------------------ registry and construction
+
+
+def test_all_seven_registered():
+    assert ALL == sorted(
+        ["none", "unit_norm", "unit_norm_clip", "minmax", "observed_range",
+         "clip_observed_range", "jl"]
+    )
+
+
+def test_unknown_name_did_you_mean():
+    with pytest.raises(UnknownNameError, match="did you mean 'unit_norm'"):
+        make_sensitivity("unit_nrom")
+    with pytest.raises(ValueError):  # UnknownNameError is a ValueError too
+        make_sensitivity("nope")
+
+
+@pytest.mark.parametrize(
+    "name,params,match",
+    [
+        ("unit_norm", {"C": 1.0}, "unknown parameter"),
+        ("jl", {"betta": 0.5}, "unknown parameter.*betta.*allowed"),
+        ("none", {"fit_on": "test"}, "fit_on"),
+        ("unit_norm_clip", {"C": 0}, "C must be"),
+        ("unit_norm_clip", {"C": -1.0}, "C must be"),
+        ("unit_norm_clip", {"C": math.inf}, "C must be"),
+        ("unit_norm_clip", {"C": "1"}, "C must be"),
+        ("unit_norm_clip", {"C": True}, "C must be"),
+        ("jl", {"beta": 0.0}, "beta"),
+        ("jl", {"beta": 1.0}, "beta"),
+        ("jl", {"delta": 0.0}, "delta"),
+        ("jl", {"delta": 1.5}, "delta"),
+        ("jl", {"m": 0}, "m must be"),
+        ("jl", {"m": 2.5}, "m must be"),
+        ("jl", {"seed": -1}, "seed"),
+        ("jl", {"seed": 1.0}, "seed"),
+        ("jl", {"normalize": "l1"}, "normalize"),
+    ],
+)
+def test_invalid_params_raise(name, params, match):
+    with pytest.raises(ValueError, match=match):
+        make_sensitivity(name, **params)
+
+
+def test_not_fitted_raises():
+    s = make_sensitivity("unit_norm")
+    assert not s.fitted
+    with pytest.raises(NotFittedError):
+        _ = s.bound
+    with pytest.raises(NotFittedError):
+        s.transform(np.ones((2, 3)))
+
+
+def test_fit_input_validation(glove):
+    with pytest.raises(ValueError, match="needs fit_vectors"):
+        make_sensitivity("minmax", fit_on="train").fit(glove)
+    with pytest.raises(ValueError, match="fit_on='vocab'"):
+        make_sensitivity("minmax").fit(glove, glove[:10])
+    with pytest.raises(ValueError, match="dimension"):
+        make_sensitivity("minmax", fit_on="train").fit(glove, glove[:10, :5])
+    bad = glove[:10].copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        make_sensitivity("minmax").fit(bad)
+    with pytest.raises(ValueError, match="2-D"):
+        make_sensitivity("minmax").fit(glove[0])
+
+
+@pytest.mark.parametrize("name", ALL, ids=str)
+def test_transform_shapes_and_validation(name, fitted, glove):
+    s = fitted[name]
+    out = s.transform(glove[:7])
+    assert out.shape == (7, s.out_dim) and out.dtype == np.float64
+    one = s.transform(glove[3])
+    np.testing.assert_allclose(one, out[3], rtol=0, atol=1e-12)
+    unk = glove.mean(axis=0)  # the <unk> row
+    assert np.all(np.isfinite(s.transform(unk)))
+    with pytest.raises(ValueError, match="shape"):
+        s.transform(glove[:3, :10])
+    bad = glove[:3].copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="non-finite"):
+        s.transform(bad)
+
+
+@pytest.mark.parametrize("name", ALL, ids=str)
+def test_describe_is_json(name, fitted):
+    d = fitted[name].describe()
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    assert back["name"] == name
+    assert set(back) >= {"name", "params", "bound", "proven", "reason", "delta", "stats"}
+    assert back["proven"] is fitted[name].proven
+
+
+# ------------------------------------------------------------------ bounds and labels
+
+
+def test_labels(fitted):
+    expect = {
+        "none": (True, False),
+        "unit_norm": (False, False),
+        "unit_norm_clip": (True, True),
+        "minmax": (False, False),
+        "observed_range": (False, False),
+        "clip_observed_range": (True, True),
+        "jl": (True, False),
+    }
+    for name, (proven, lip) in expect.items():
+        s = fitted[name]
+        assert s.proven is proven, name
+        assert s.lipschitz is (lip or name == "none"), name
+        assert (s.reason != "") is (not proven or name == "clip_observed_range"), name
+    assert fitted["none"].bound == math.inf
+    assert fitted["unit_norm_clip"].bound == 1.0
+    assert fitted["clip_observed_range"].bound == 1.0
+    assert fitted["jl"].bound == pytest.approx(1.9)
+    assert fitted["jl"].delta == 1e-6
+    assert all(fitted[n].delta == 0.0 for n in ALL if n != "jl")
+
+
+def test_estimated_bound_formulas(fitted, glove):
+    md = float(pdist(glove).min())
+    d = glove.shape[1]
+    vmin, vmax = glove.min(), glove.max()
+    assert fitted["unit_norm"].stats["min_distance"] == pytest.approx(md, rel=1e-12)
+    assert fitted["unit_norm"].bound == pytest.approx(2 / md, rel=1e-12)  # Eq. 4.2
+    assert fitted["minmax"].bound == pytest.approx(2 * math.sqrt(d) / md, rel=1e-12)  # Eq. 4.6
+    assert fitted["observed_range"].bound == pytest.approx(
+        math.sqrt(d) * (vmax - vmin) / md, rel=1e-12
+    )  # Sec. 4.5.3
+    assert fitted["observed_range"].stats["v_min"] == vmin
+    assert fitted["clip_observed_range"].stats["v_max"] == vmax
+
+
+def test_thesis_table_5_2_numbers():
+    # Table 5.2 / Sec. 4.5: min distance 0.7890, d = 300, range [-3.0639, 2.6668]
+    md = 0.7890
+    assert 2 / md == pytest.approx(2.5349, abs=1e-4)
+    assert 2 * math.sqrt(300) / md == pytest.approx(43.9050, abs=1e-3)
+    assert math.sqrt(300) * (2.6668 + 3.0639) / md == pytest.approx(125.8031, abs=2e-3)
+
+
+@pytest.mark.parametrize("name", ESTIMATED, ids=str)
+def test_estimated_bounds_hold_on_fitted_pairs(name, fitted, glove):
+    s = fitted[name]
+    a, b = _pairs(glove, 30_000, seed=1)
+    i, j = s.stats["min_pair"]  # the pair that attains the min distance
+    a, b = np.vstack([a, glove[i]]), np.vstack([b, glove[j]])
+    r = _ratios(s.transform, a, b)
+    assert r.max() <= s.bound
+    assert not s.lipschitz
+
+
+@pytest.mark.parametrize("name", PROVEN_LIPSCHITZ + ["unit_norm"], ids=str)
+def test_one_lipschitz_where_claimed(name, fitted):
+    s = fitted[name]
+    rng = np.random.default_rng(2)
+    # random pairs at several scales: inside, around and far outside the fitted range
+    ratios = []
+    for scale in (0.05, 0.5, 3.0, 30.0):
+        a = rng.normal(scale=scale, size=(5_000, 50))
+        b = a + rng.normal(scale=scale / 3, size=a.shape)
+        ratios.append(_ratios(s.transform, a, b))
+    worst = np.concatenate(ratios).max()
+    if s.lipschitz:
+        assert worst <= 1.0 + 1e-12
+    else:  # control: x/‖x‖ expands distances between short vectors
+        assert worst > 1.0
+
+
+def test_unit_norm_clip_radius(glove):
+    s = make_sensitivity("unit_norm_clip", C=5.0).fit(glove)
+    out = s.transform(glove)
+    n_in, n_out = np.linalg.norm(glove, axis=1), np.linalg.norm(out, axis=1)
+    assert np.all(n_out <= 5.0 + 1e-12)
+    short = n_in <= 5.0
+    assert short.any() and (~short).any()
+    np.testing.assert_array_equal(out[short], glove[short])
+    np.testing.assert_allclose(n_out[~short], 5.0, rtol=1e-12)
+    assert s.stats["frac_clipped"] == pytest.approx(np.mean(~short))
+    assert s.stats["diameter_bound"] == 10.0
+
+
+def test_transform_outputs(fitted, glove):
+    x = np.vstack([glove[:50], np.zeros(50), np.full(50, 0.3)])
+    u = fitted["unit_norm"].transform(x)
+    np.testing.assert_allclose(np.linalg.norm(u[:50], axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(u[50], 0.0)  # zero vector stays 0
+    m = fitted["minmax"].transform(x)
+    np.testing.assert_array_equal(m[:50].min(axis=1), -1.0)
+    np.testing.assert_array_equal(m[:50].max(axis=1), 1.0)
+    np.testing.assert_array_equal(m[50:], 0.0)  # constant rows -> midpoint
+    o = fitted["observed_range"]
+    vmin, vmax = o.stats["v_min"], o.stats["v_max"]
+    h = o.transform(x)
+    np.testing.assert_allclose(h[:50].min(axis=1), vmin, rtol=1e-12)
+    np.testing.assert_allclose(h[:50].max(axis=1), vmax, rtol=1e-12)
+    np.testing.assert_allclose(h[50:], (vmin + vmax) / 2)
+    c = fitted["clip_observed_range"]
+    np.testing.assert_array_equal(c.transform(glove), glove)  # identity on the fitted vectors
+    far = c.transform(np.full((1, 50), 100.0))
+    np.testing.assert_array_equal(far, vmax)
+    np.testing.assert_array_equal(fitted["none"].transform(glove), glove)
+
+
+def test_fit_on_train_is_data_dependent(glove):
+    train = np.vstack([glove[100:400], glove[100:200]])  # repeated tokens
+    for name in ALL:
+        s = make_sensitivity(name, fit_on="train").fit(glove, train)
+        if name in ("none", "unit_norm_clip"):  # nothing estimated
+            assert s.proven, name
+        else:
+            assert not s.proven, name
+            assert "private training data" in s.reason, name
+    s = make_sensitivity("observed_range", fit_on="train").fit(glove, train)
+    assert s.stats["v_min"] == glove[100:400].min()
+    assert s.stats["n_points"] == 300
+    assert s.stats["min_distance"] == pytest.approx(pdist(glove[100:400]).min(), rel=1e-12)
+    jl = make_sensitivity("jl", fit_on="train").fit(glove, train)
+    assert jl.stats["n_points"] == 300
+    assert jl.out_dim == gaussian_width_dim(300)
+
+
+# ------------------------------------------------------------------ exact minimum distance
+
+
+@pytest.mark.parametrize("n,d,scale,offset", [(300, 5, 1.0, 0.0), (400, 2, 1.0, 0.0),
+                                              (200, 50, 1.0, 0.0), (300, 5, 0.01, 1e3)])
+@pytest.mark.parametrize("blocks", [(37, 53), (512, 8192), (1, 1)])
+def test_min_distance_equals_brute_force(n, d, scale, offset, blocks):
+    rng = np.random.default_rng(n + d)
+    x = offset + scale * rng.normal(size=(n, d))
+    r = min_pairwise_distance(x, row_block=blocks[0], col_block=blocks[1])
+    ref = _brute_force_min_distance(x)
+    assert r["min_distance"] == ref
+    i, j = r["pair"]
+    assert i < j and np.linalg.norm(x[i] - x[j]) == pytest.approx(ref, rel=1e-14)
+
+
+def test_min_distance_ties_and_duplicates():
+    grid = np.array([[a, b] for a in range(12) for b in range(12)], dtype=float)
+    r = min_pairwise_distance(grid, row_block=16, col_block=16)
+    assert r["min_distance"] == 1.0 and r["n_candidates"] >= 264  # every lattice edge ties
+    dup = np.vstack([grid, grid[5], grid[7]])
+    r = min_pairwise_distance(dup)
+    assert r["n_duplicate_rows"] == 2 and r["n_points"] == 144 and r["min_distance"] == 1.0
+    with pytest.raises(ValueError, match="two distinct"):
+        min_pairwise_distance(np.ones((5, 3)))
+
+
+def test_duplicates_in_fit_are_one_point(glove, caplog):
+    x = np.vstack([glove[:200], glove[10]])
+    with caplog.at_level(logging.WARNING, logger="bench.sensitivity"):
+        s = make_sensitivity("unit_norm").fit(x)
+    assert s.stats["n_duplicate_rows"] == 1
+    assert math.isfinite(s.bound)
+    assert s.stats["min_distance"] == pytest.approx(pdist(glove[:200]).min(), rel=1e-12)
+    assert "duplicate" in caplog.text
+
+
+# ------------------------------------------------------------------ Johnson-Lindenstrauss
+
+
+def test_gaussian_width_dim_matches_thesis():
+    assert gaussian_width_dim(75_000, 1e-6, 0.9) == 89  # Sec. 4.5.5
+    assert gaussian_width_dim(75_378, 1e-6, 0.9) == 89  # AG News |X|
+    assert gaussian_width_dim(72_600, 1e-6, 0.9) == 89  # Trustpilot |X|
+    assert gaussian_width_dim(50_000, 1e-6, 0.9) == 87
+    m = gaussian_width_dim(2_000, 1e-3, 0.5)
+    assert m == math.ceil((math.sqrt(2 * math.log(2000)) + math.sqrt(math.log(1e3))) ** 2 / 0.25)
+    for bad in [(0, 1e-6, 0.9), (10, 0.0, 0.9), (10, 1e-6, 1.0), (2.5, 1e-6, 0.9)]:
+        with pytest.raises(ValueError):
+            gaussian_width_dim(*bad)
+
+
+def test_jl_distortion_on_glove(glove):
+    s = make_sensitivity("jl", seed=3).fit(glove)
+    beta = 0.9
+    assert s.out_dim == gaussian_width_dim(2_000) == s.stats["m"]
+    unit = glove / np.linalg.norm(glove, axis=1, keepdims=True)
+    a, b = _pairs(unit, 50_000, seed=4)
+    proj = lambda v: v @ s.matrix  # noqa: E731 - the projection alone, on unit vectors
+    r = _ratios(proj, a, b)
+    assert r.min() >= 1 - beta and r.max() <= 1 + beta
+    # N(0, 1/m) entries: E‖vΦ‖² = ‖v‖² (fails for a wrongly scaled matrix)
+    assert np.mean(r**2) == pytest.approx(1.0, abs=0.03)
+    # and the full transform normalises first: f(x) = (x/‖x‖) Φ
+    np.testing.assert_allclose(s.transform(glove[:20]), unit[:20] @ s.matrix, rtol=1e-12)
+    assert s.stats["union_failure_probability_two_sided"] <= 1e-6
+
+
+def test_jl_seeded_reproducibility(glove):
+    a = make_sensitivity("jl", seed=11).fit(glove)
+    b = make_sensitivity("jl", seed=11).fit(glove)
+    c = make_sensitivity("jl", seed=12).fit(glove)
+    assert a.stats["matrix_sha256"] == b.stats["matrix_sha256"] != c.stats["matrix_sha256"]
+    np.testing.assert_array_equal(a.transform(glove[:5]), b.transform(glove[:5]))
+    assert not np.allclose(a.transform(glove[:5]), c.transform(glove[:5]))
+    expect = np.random.default_rng(11).normal(0, 1 / math.sqrt(a.out_dim), size=(50, a.out_dim))
+    np.testing.assert_array_equal(a.matrix, expect)
+    with pytest.raises(ValueError):
+        a.matrix[0, 0] = 1.0  # read-only view
+
+
+def test_jl_m_override_and_dimension_warning(glove, caplog):
+    with caplog.at_level(logging.WARNING, logger="bench.sensitivity"):
+        s = make_sensitivity("jl", m=60).fit(glove)
+    assert s.out_dim == 60 and s.stats["increases_dimension"]
+    assert "increases the dimension" in caplog.text
+    small = make_sensitivity("jl", m=20).fit(glove)
+    assert not small.stats["increases_dimension"] and small.out_dim == 20
+    assert small.stats["m_required"] == gaussian_width_dim(2_000)
+    # too small m: the exact union bound exceeds delta, so the bound is not proven
+    assert small.stats["union_failure_probability"] > 1e-6
+    assert not small.proven and "union bound" in small.reason
+
+
+def test_jl_union_bound():
+    u = jl_union_failure_probability(75_000, 89, 0.9)
+    assert 0 < u["expansion"] <= u["two_sided"] < 1e-6
+    assert jl_union_failure_probability(75_000, 5, 0.1)["expansion"] == 1.0
+
+
+def test_jl_short_vectors(glove):
+    x = np.vstack([glove[:300], 0.2 * glove[300:320]])  # some norms < 1
+    s = make_sensitivity("jl").fit(x)  # x/‖x‖ is not 1-Lipschitz there
+    assert not s.proven and s.bound > 1.9 and "normalize='clip'" in s.reason
+    c = make_sensitivity("jl", normalize="clip").fit(x)
+    assert c.proven and c.bound == pytest.approx(1.9)
+    for t in (s, c):
+        a, b = _pairs(x, 20_000, seed=5)
+        assert _ratios(t.transform, a, b).max() <= t.bound
