@@ -199,8 +199,7 @@ class ClippedGaussian(_Clipped):
             raise ValueError(f"gaussian: the classic calibration holds only for epsilon <= 1 "
                              f"(Huang et al. 2024, Thm. 2), got {self.epsilon}; use "
                              f"calibration: analytic for larger epsilon")
-        if not isinstance(delta, str):
-            check_delta(delta, self.name)
+        _delta_from(delta, 1, self.name)  # validate now, not at fit time
         self._delta_spec = delta
         self.calibration = calibration
         self.params = {"C": self.C, "delta": delta, "calibration": calibration}
@@ -244,8 +243,7 @@ class TruncatedLaplace(_Clipped):
     def __init__(self, *, epsilon: float, C: float = 1.0, delta: float | str = "4^-d",
                  dummy_dims: bool = True, rng: Any = None) -> None:
         super().__init__(epsilon=epsilon, C=C, rng=rng)
-        if not isinstance(delta, str):
-            check_delta(delta, self.name)
+        _delta_from(delta, 1, self.name)  # validate now, not at fit time
         self._delta_spec = delta
         self.dummy_dims = bool(dummy_dims)
         self.params = {"C": self.C, "delta": delta, "dummy_dims": self.dummy_dims}
