@@ -34,8 +34,8 @@ from bench.datasets.base import (
     load_dataset,
     register_dataset,
 )
-from bench.datasets.cards import cli_ls, render_card, render_docs, write_docs
 from bench.datasets.cache import cache_key, cli_prepare, prepare, read_prepared
+from bench.datasets.cards import cli_ls, render_card, render_docs, write_docs
 
 __all__ = [
     "DATASETS",

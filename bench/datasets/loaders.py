@@ -232,7 +232,7 @@ def _ag_class_rows(
             continue
         if len(row) != 3:
             raise DatasetFormatError(
-                f"{file}:{lineno}: expected 3 columns \"class\",\"title\",\"description\", got "
+                f'{file}:{lineno}: expected 3 columns "class","title","description", got '
                 f"{len(row)}: {row[:3]!r}"
             )
         cls = row[0].strip()
@@ -647,8 +647,9 @@ def load_yelp(
     """Yelp reviews: stars 1-5 (or binary polarity)."""
     root = require_path("yelp", path, "BENCH_YELP_PATH", YELP_EXPECTED)
     if root.is_dir():
-        raise DatasetFileNotFoundError(f"dataset 'yelp': {root} is a folder; expected "
-                                       f"{YELP_EXPECTED}")
+        raise DatasetFileNotFoundError(
+            f"dataset 'yelp': {root} is a folder; expected {YELP_EXPECTED}"
+        )
     texts: list[str] = []
     stars: list[str] = []
     users: list[str] = []
@@ -711,8 +712,11 @@ def _generic_card(fmt: str) -> DatasetCard:
             "Classes are the distinct values, sorted (numerically if all are integers); two "
             "classes make a binary task.",
         )
-        + (("The delimiter is ',' or, for a .tsv file, a tab (config `delimiter`).",) if fmt == "csv"
-           else ("Values may be strings, numbers or booleans; nested values are rejected.",)),
+        + (
+            ("The delimiter is ',' or, for a .tsv file, a tab (config `delimiter`).",)
+            if fmt == "csv"
+            else ("Values may be strings, numbers or booleans; nested values are rejected.",)
+        ),
         expected_size="your file",
         how_to_get=(
             f"bench data prepare {fmt} --path FILE --text COL --label COL [--private COL ...]"
@@ -877,6 +881,4 @@ def load_jsonl(
     p = require_path("jsonl", path, None, "a JSON-lines file, one object per line")
     if p.is_dir():
         raise DatasetFileNotFoundError(f"dataset 'jsonl': {p} is a folder; expected a file")
-    return _generic_build(
-        "jsonl", p, iter_json_lines(p, max_rows), lambda: None, t, lab, priv, grp
-    )
+    return _generic_build("jsonl", p, iter_json_lines(p, max_rows), lambda: None, t, lab, priv, grp)

@@ -14,8 +14,13 @@ EMBEDDED = [n for n in DATASETS.names() if DATASETS.get(n).embedded]
 EXPECTED = {
     "bbc": {
         "size": 2127,
-        "topic": {"business": 503, "entertainment": 369, "politics": 403, "sport": 505,
-                  "tech": 347},
+        "topic": {
+            "business": 503,
+            "entertainment": 369,
+            "politics": 403,
+            "sport": 505,
+            "tech": 347,
+        },
         # over the 2,127 deduplicated documents (88/92/53/58/310 over all 2,225 files)
         "entities": {"iraq": 85, "china": 87, "united states": 50, "bush": 57, "british": 301},
     },
@@ -69,8 +74,14 @@ def test_splits_sizes_disjoint_and_covering(name: str) -> None:
 
 def test_bbc_exact_split_sizes() -> None:
     sizes = {k: len(v) for k, v in load_dataset("bbc").splits.items()}
-    assert sizes == {"train": 1701, "dev": 213, "test": 213, "mia_members": 531,
-                     "mia_nonmembers": 532, "mia_shadow": 1064}
+    assert sizes == {
+        "train": 1701,
+        "dev": 213,
+        "test": 213,
+        "mia_members": 531,
+        "mia_nonmembers": 532,
+        "mia_shadow": 1064,
+    }
 
 
 @pytest.mark.parametrize("name", ["bbc", "rt"], ids=str)
@@ -163,8 +174,12 @@ def test_subsample_and_custom_split() -> None:
     ds = load_dataset("rt", subsample=1000, split=(0.6, 0.2, 0.2), mia_split=(0.1, 0.1, 0.2))
     assert len(ds) == 1000
     assert {k: len(v) for k, v in ds.splits.items()} == {
-        "train": 600, "dev": 200, "test": 200,
-        "mia_members": 100, "mia_nonmembers": 100, "mia_shadow": 200,
+        "train": 600,
+        "dev": 200,
+        "test": 200,
+        "mia_members": 100,
+        "mia_nonmembers": 100,
+        "mia_shadow": 200,
     }
     frac = load_dataset("rt", subsample=0.1)
     assert len(frac) == 1275

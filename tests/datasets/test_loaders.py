@@ -44,7 +44,10 @@ def test_agnews_parses_original_csv(tmp_path: Path) -> None:
     ds = ag_dataset(tmp_path)
     assert len(ds) == 20  # the row with an empty description is dropped
     assert ds.utility_task.classes == ("World", "Sports", "Business", "Sci/Tech")
-    assert ds.texts[0] == "Wall St. Bears Claw Back (Reuters) Reuters - Short-sellers, Wall Street's band"
+    assert (
+        ds.texts[0]
+        == "Wall St. Bears Claw Back (Reuters) Reuters - Short-sellers, Wall Street's band"
+    )
     assert ds.texts[1] == "Iraq vote Baghdad 's voters in IRAQ went to the polls."
     assert ds.texts[3].endswith("chip output <b>rises</b>.")
     assert ds.utility_task.labels[:5].tolist() == [2, 0, 1, 3, 0]
@@ -75,8 +78,14 @@ def test_agnews_env_var_and_require_entity(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_agnews_thesis_topic_variant(tmp_path: Path) -> None:
-    topics = ["Business", "Sci/Tech", "Software and Development", "Entertainment", "Sports",
-              "Health"]
+    topics = [
+        "Business",
+        "Sci/Tech",
+        "Software and Development",
+        "Entertainment",
+        "Sports",
+        "Health",
+    ]
     with (tmp_path / "ag6.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["topic", "title", "description"])
@@ -123,9 +132,22 @@ def test_agnews_empty_result(tmp_path: Path) -> None:
 
 
 def tp_user(uid: str, gender, year, reviews) -> dict:
-    return {"user_id": uid, "gender": gender, "birth_year": year, "location": "x",
-            "reviews": [{"text": [t], "rating": str(r), "title": "t", "company_id": "c",
-                         "date": "2012-01-01T00:00:00.000+00:00"} for t, r in reviews]}
+    return {
+        "user_id": uid,
+        "gender": gender,
+        "birth_year": year,
+        "location": "x",
+        "reviews": [
+            {
+                "text": [t],
+                "rating": str(r),
+                "title": "t",
+                "company_id": "c",
+                "date": "2012-01-01T00:00:00.000+00:00",
+            }
+            for t, r in reviews
+        ],
+    }
 
 
 def write_tp(folder: Path) -> Path:
@@ -162,8 +184,12 @@ def test_trustpilot_parses_folder_and_filters(tmp_path: Path) -> None:
 
 
 def test_trustpilot_python_literal_lines_and_split_by_user(tmp_path: Path) -> None:
-    users = [tp_user(f"u{i}", "MF"[i % 2], 1970 + i, [(f"review {i} {j}", 1 + (i + j) % 5)
-                                                       for j in range(3)]) for i in range(20)]
+    users = [
+        tp_user(
+            f"u{i}", "MF"[i % 2], 1970 + i, [(f"review {i} {j}", 1 + (i + j) % 5) for j in range(3)]
+        )
+        for i in range(20)
+    ]
     f = tmp_path / "united_kingdom.jsonl"
     f.write_text("".join(repr(u) + "\n" for u in users))  # some copies were written with repr
     ds = load_dataset("trustpilot", path=f, split_by_group=True)
@@ -235,8 +261,17 @@ def test_imdb_folder(tmp_path: Path) -> None:
 
 def test_yelp_json_lines(tmp_path: Path) -> None:
     f = tmp_path / "review.json"
-    rows = [{"review_id": str(i), "user_id": f"u{i % 3}", "business_id": "b", "stars": float(s),
-             "text": f"text {i}", "date": "2018-01-01"} for i, s in enumerate([1, 2, 3, 4, 5] * 4)]
+    rows = [
+        {
+            "review_id": str(i),
+            "user_id": f"u{i % 3}",
+            "business_id": "b",
+            "stars": float(s),
+            "text": f"text {i}",
+            "date": "2018-01-01",
+        }
+        for i, s in enumerate([1, 2, 3, 4, 5] * 4)
+    ]
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ds = load_dataset("yelp", path=f)
     assert len(ds) == 20 and ds.utility_task.counts() == {str(s): 4 for s in range(1, 6)}
@@ -258,11 +293,25 @@ def test_generic_csv(tmp_path: Path) -> None:
         w = csv.writer(fh)
         w.writerow(["id", "body", "stance", "age", "author"])
         for i in range(40):
-            w.writerow([i, f"text, number {i}", ["pro", "con", "neutral"][i % 3],
-                        "young" if i % 2 else "old", f"a{i % 8}"])
+            w.writerow(
+                [
+                    i,
+                    f"text, number {i}",
+                    ["pro", "con", "neutral"][i % 3],
+                    "young" if i % 2 else "old",
+                    f"a{i % 8}",
+                ]
+            )
         w.writerow([99, "", "pro", "old", "a1"])  # empty text: dropped
-    ds = load_dataset("csv", path=f, text="body", label="stance", private=["age"],
-                      group="author", split_by_group=True)
+    ds = load_dataset(
+        "csv",
+        path=f,
+        text="body",
+        label="stance",
+        private=["age"],
+        group="author",
+        split_by_group=True,
+    )
     assert len(ds) == 40
     assert ds.texts[0] == "text, number 0"
     assert ds.utility_task.name == "stance" and ds.utility_task.classes == ("con", "neutral", "pro")
@@ -284,8 +333,10 @@ def test_generic_tsv_numeric_labels(tmp_path: Path) -> None:
 
 def test_generic_jsonl(tmp_path: Path) -> None:
     f = tmp_path / "mine.jsonl"
-    rows = [{"text": f"t{i}", "y": i % 2 == 0, "region": ["n", "s", "e"][i % 3], "extra": [1]}
-            for i in range(30)]
+    rows = [
+        {"text": f"t{i}", "y": i % 2 == 0, "region": ["n", "s", "e"][i % 3], "extra": [1]}
+        for i in range(30)
+    ]
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ds = load_dataset("jsonl", path=f, text="text", label="y", private="region")
     assert ds.utility_task.classes == ("False", "True")
@@ -323,5 +374,6 @@ def test_errors_share_one_base_class(tmp_path: Path) -> None:
     assert issubclass(DatasetFileNotFoundError, FileNotFoundError)
     assert issubclass(DatasetFormatError, ValueError)
     assert np.array_equal(  # a tiny split still stratifies or falls back, deterministically
-        load_dataset("rt", subsample=7).splits["test"], load_dataset("rt", subsample=7).splits["test"]
+        load_dataset("rt", subsample=7).splits["test"],
+        load_dataset("rt", subsample=7).splits["test"],
     )
