@@ -190,3 +190,14 @@ def test_content_hash_depends_on_content() -> None:
     b = load_dataset("rt", subsample=500, seed=1)
     assert a.content_hash != b.content_hash  # different texts
     assert len(a.content_hash) == 64
+
+
+def test_bbc_raw_files_duplicates_and_issue_counts() -> None:
+    """The issue's 88/92/53/58/310 are counts over all 2,225 files, before deduplication."""
+    from bench.datasets.base import dedup_keep_first, entity_labels
+    from bench.datasets.embedded import THESIS_ENTITIES, _bbc_raw
+
+    texts, _ = _bbc_raw()
+    assert len(texts) == 2225
+    assert len(texts) - len(dedup_keep_first(texts)) == 98
+    assert entity_labels(texts, THESIS_ENTITIES).sum(axis=0).tolist() == [88, 92, 53, 58, 310]
