@@ -16,38 +16,48 @@ from __future__ import annotations
 
 import numpy as np
 
-DEFAULT_TILE = 1024
+DEFAULT_TILE = 256
 
 
 class NeighborIndex:
     """Exact k-nearest-neighbour index over a fixed set of vectors (the public vocabulary).
 
+    Ranking uses ``argmax_v (q·v − ½‖v‖²)``, which equals ``argmin_v ‖q − v‖²``; the ``−½‖v‖²``
+    column is folded into the matrix (an augmented ``[v, −½‖v‖²]`` against ``[q, 1]``), so one
+    float32 matrix product into a reused buffer plus one arg-max pass per tile does the whole
+    search. The winners (top k+1 in float32) are re-ranked on exact float64 distances, so a
+    float32 near-tie cannot change the answer unless more than k+1 words tie within float32
+    rounding.
+
     Args:
         vectors: ``(|W|, d)`` array of the vocabulary vectors in the space the noise is added in.
-        dtype: dtype of the matrix products (float32 by default: twice the throughput; the
-            returned distances are recomputed in float64).
-        tile: number of queries per matrix-product tile.
+        tile: number of queries per matrix-product tile (the score buffer is ``tile × |W|``).
     """
 
-    def __init__(self, vectors: np.ndarray, dtype=np.float32, tile: int = DEFAULT_TILE) -> None:
+    def __init__(self, vectors: np.ndarray, tile: int = DEFAULT_TILE) -> None:
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float64)
-        self._v = np.ascontiguousarray(self.vectors, dtype=dtype)
-        self._vt = np.ascontiguousarray(self._v.T)
-        self._sq = np.einsum("ij,ij->i", self._v, self._v)
-        self.dtype = dtype
+        half_sq = -0.5 * np.einsum("ij,ij->i", self.vectors, self.vectors)
+        aug = np.hstack([self.vectors, half_sq[:, None]]).astype(np.float32)
+        self._at = np.ascontiguousarray(aug.T)  # (d + 1, |W|): the fast layout for q @ at
         self.tile = int(tile)
+        self._buf: np.ndarray | None = None
 
     @property
     def size(self) -> int:
         """Number of indexed vectors."""
         return self.vectors.shape[0]
 
-    def _scores(self, q: np.ndarray) -> np.ndarray:
-        # ‖q − v‖² − ‖q‖² = ‖v‖² − 2 q·v : the per-row constant ‖q‖² does not change the ranking.
-        s = q @ self._vt
-        s *= -2.0
-        s += self._sq
-        return s
+    def scores(self, queries: np.ndarray) -> np.ndarray:
+        """``q·v − ½‖v‖²`` for a tile of queries (higher is nearer), in a reused buffer."""
+        n = queries.shape[0]
+        if self._buf is None or self._buf.shape[0] < n:
+            self._buf = np.empty((max(n, self.tile), self.size), dtype=np.float32)
+        qa = np.empty((n, self._at.shape[0]), dtype=np.float32)
+        qa[:, :-1] = queries
+        qa[:, -1] = 1.0
+        out = self._buf[:n]
+        np.matmul(qa, self._at, out=out)
+        return out
 
     def search(self, queries: np.ndarray, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest vocabulary rows of each query, nearest first.
@@ -59,22 +69,22 @@ class NeighborIndex:
         n = queries.shape[0]
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
-        ids = np.empty((n, k), dtype=np.int64)
+        kk = min(k + 1, self.size)  # one spare candidate for the exact re-ranking
+        cand = np.empty((n, kk), dtype=np.int64)
         for start in range(0, n, self.tile):
-            q = queries[start : start + self.tile].astype(self.dtype, copy=False)
-            s = self._scores(q)
-            if k == 1:
-                ids[start : start + len(q), 0] = np.argmin(s, axis=1)
+            s = self.scores(queries[start : start + self.tile])
+            rows = np.arange(s.shape[0])
+            if kk <= 3:  # repeated arg-max passes beat a partition for tiny k
+                for j in range(kk):
+                    best = np.argmax(s, axis=1)
+                    cand[start : start + len(s), j] = best
+                    if j + 1 < kk:
+                        s[rows, best] = -np.inf
             else:
-                part = np.argpartition(s, k - 1, axis=1)[:, :k]
-                order = np.argsort(np.take_along_axis(s, part, axis=1), axis=1, kind="stable")
-                ids[start : start + len(q)] = np.take_along_axis(part, order, axis=1)
-        dists = np.linalg.norm(queries[:, None, :] - self.vectors[ids], axis=2)
-        if k > 1:  # re-sort on the exact float64 distances (ties inside float32 rounding)
-            order = np.argsort(dists, axis=1, kind="stable")
-            ids = np.take_along_axis(ids, order, axis=1)
-            dists = np.take_along_axis(dists, order, axis=1)
-        return ids, dists
+                cand[start : start + len(s)] = np.argpartition(-s, kk - 1, axis=1)[:, :kk]
+        dists = np.linalg.norm(queries[:, None, :] - self.vectors[cand], axis=2)
+        order = np.argsort(dists, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(cand, order, axis=1), np.take_along_axis(dists, order, axis=1)
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
         """Full ``(n, |W|)`` float64 Euclidean distance matrix (for small n; selection mechanisms)."""
@@ -86,45 +96,32 @@ class NeighborIndex:
         return np.sqrt(d2, out=d2)
 
 
-def pairwise_extremes(vectors: np.ndarray, tile: int = 2048) -> tuple[float, float]:
-    """Exact ``(min, max)`` Euclidean distance over all pairs of distinct rows.
+def max_pairwise_distance(vectors: np.ndarray, tile: int = 2048) -> float:
+    """Exact maximum Euclidean distance over all pairs of rows (Δmax of Riecker 2023, Alg. 1).
 
-    Every pair is scored once by tiled float64 matrix products (blocks on and above the
-    diagonal); the best candidates of each block are then recomputed directly as ``‖x − y‖``, so
-    the result carries no cancellation error. Rows that are exact duplicates give a minimum of 0.
+    Pruned by norms: with x₀ the longest row, b = max_j ‖x₀ − x_j‖ is a lower bound, and a pair
+    can exceed it only if ‖x_i‖ + ‖x_j‖ ≥ b, so both rows have norm ≥ b − ‖x₀‖. The maximum over
+    that subset is then computed exactly by tiled float64 products, and the winning pair's
+    distance is recomputed directly as ‖x − y‖.
     """
     x = np.ascontiguousarray(vectors, dtype=np.float64)
-    n = x.shape[0]
-    if n < 2:
+    if x.shape[0] < 2:
         raise ValueError("pairwise distances need at least 2 vectors")
-    sq = np.einsum("ij,ij->i", x, x)
-    best_min2, best_max2 = np.inf, -np.inf
-    pair_min = pair_max = (0, 1)
-    for i in range(0, n, tile):
-        a, sa = x[i : i + tile], sq[i : i + tile]
-        for j in range(i, n, tile):
-            d2 = a @ x[j : j + tile].T
-            d2 *= -2.0
-            d2 += sa[:, None]
-            d2 += sq[None, j : j + tile]
-            if i == j:  # a diagonal block is symmetric: only the self-pairs must go
-                np.fill_diagonal(d2, np.inf)
-                lo = d2.min()
-                np.fill_diagonal(d2, -np.inf)
-            else:
-                lo = d2.min()
-            hi = d2.max()
-            if lo < best_min2:
-                if i == j:
-                    np.fill_diagonal(d2, np.inf)
-                r, c = np.unravel_index(int(np.argmin(d2)), d2.shape)
-                best_min2, pair_min = lo, (i + r, j + c)
-                if i == j:
-                    np.fill_diagonal(d2, -np.inf)
-            if hi > best_max2:
-                r, c = np.unravel_index(int(np.argmax(d2)), d2.shape)
-                best_max2, pair_max = hi, (i + r, j + c)
-    # float64 products are accurate to ~1e-12·‖x‖²; recompute the two winning pairs directly
-    dmin = float(np.linalg.norm(x[pair_min[0]] - x[pair_min[1]]))
-    dmax = float(np.linalg.norm(x[pair_max[0]] - x[pair_max[1]]))
-    return dmin, dmax
+    norms = np.linalg.norm(x, axis=1)
+    top = int(np.argmax(norms))
+    best = float(np.linalg.norm(x - x[top], axis=1).max())
+    # slack for the float64 products below (relative error ~1e-15·‖x‖²)
+    keep = np.nonzero(norms >= best - norms[top] - 1e-9 * (1.0 + norms[top]))[0]
+    s = x[keep]
+    sq = np.einsum("ij,ij->i", s, s)
+    best2, pair = -np.inf, (0, 0)
+    for i in range(0, len(s), tile):
+        d2 = s[i : i + tile] @ s.T
+        d2 *= -2.0
+        d2 += sq[i : i + tile, None]
+        d2 += sq[None, :]
+        hi = float(d2.max())
+        if hi > best2:
+            r, c = np.unravel_index(int(np.argmax(d2)), d2.shape)
+            best2, pair = hi, (i + r, c)
+    return max(best, float(np.linalg.norm(s[pair[0]] - s[pair[1]])))

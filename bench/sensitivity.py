@@ -475,6 +475,8 @@ class NoSensitivity(SensitivityApproach):
     (their own ε-metric DP guarantee, multiplier 1, in the original space).
     """
 
+    bound_kind = "unbounded (identity)"
+
     name = "none"
     _LIPSCHITZ = True
     _USES_DATA = False
@@ -527,6 +529,8 @@ class UnitNorm(SensitivityApproach):
     projection onto the ball of radius r. It is recorded, not used, to keep Table 5.2's bound.
     """
 
+    bound_kind = "estimated from data"
+
     name = "unit_norm"
 
     def __init__(self, *, fit_on: str = "vocab") -> None:
@@ -557,6 +561,8 @@ class UnitNormClip(SensitivityApproach):
         C: the radius, finite and > 0 (default 1.0).
         fit_on: ``"vocab"`` or ``"train"``; nothing is estimated, so it does not affect the bound.
     """
+
+    bound_kind = "proven (1-Lipschitz)"
 
     name = "unit_norm_clip"
     _LIPSCHITZ = True
@@ -598,6 +604,8 @@ class MinMax(SensitivityApproach):
     is mapped to 0.
     """
 
+    bound_kind = "estimated from data"
+
     name = "minmax"
 
     def __init__(self, *, fit_on: str = "vocab") -> None:
@@ -634,6 +642,8 @@ class ObservedRange(SensitivityApproach):
     [−3.0639, 2.6668] and d = 300).
     """
 
+    bound_kind = "estimated from data"
+
     name = "observed_range"
 
     def __init__(self, *, fit_on: str = "vocab") -> None:
@@ -664,6 +674,8 @@ class ClipObservedRange(SensitivityApproach):
     Note that clipping to the range observed on the fitted vectors is the identity on every
     fitted vector (Table 5.2 lists the same Δmax/Δmin as "None").
     """
+
+    bound_kind = "proven (1-Lipschitz)"
 
     name = "clip_observed_range"
     _LIPSCHITZ = True
@@ -719,6 +731,8 @@ class JohnsonLindenstrauss(SensitivityApproach):
         normalize: ``"unit_norm"`` (x/‖x‖, thesis) or ``"clip"`` (x·min(1, 1/‖x‖)).
         fit_on: ``"vocab"`` or ``"train"``.
     """
+
+    bound_kind = "proven w.p. 1-delta"
 
     name = "jl"
 

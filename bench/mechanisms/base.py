@@ -180,17 +180,22 @@ class SelectionMechanism(Mechanism):
         raise NotImplementedError
 
 
-def sample_rows(probs: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Draw one category per entry of ``rows`` from the categorical distributions ``probs[row]``.
+def sample_from_cdf(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw one category per entry of ``rows`` from the unnormalised row CDFs ``cdf[row]``.
 
-    Vectorised inverse-CDF sampling: the row CDFs are laid end to end, shifted by the row number
-    (row r's CDF occupies (r, r+1]), so one ``searchsorted`` serves every draw.
+    Vectorised inverse-CDF sampling: each row is normalised and shifted by its row number (row
+    r's CDF occupies (r, r+1]), so one ``searchsorted`` over the flattened array serves every
+    draw. ``cdf`` is modified in place.
     """
-    n_rows, n_cat = probs.shape
-    cdf = np.cumsum(probs, axis=1)
+    n_rows, n_cat = cdf.shape
     cdf /= cdf[:, -1:]
     cdf += np.arange(n_rows, dtype=np.float64)[:, None]
     u = rng.random(len(rows)) + rows
     flat = np.searchsorted(cdf.ravel(), u, side="right")
     out = flat - rows * n_cat
     return np.minimum(np.maximum(out, 0), n_cat - 1)
+
+
+def sample_rows(probs: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw one category per entry of ``rows`` from the categorical distributions ``probs[row]``."""
+    return sample_from_cdf(np.cumsum(probs, axis=1), rows, rng)

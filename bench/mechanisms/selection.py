@@ -26,13 +26,10 @@ from bench.mechanisms.base import (
     SelectionMechanism,
     check_positive,
     data_dependent,
-    sample_rows,
+    sample_from_cdf,
     sensitivity_multiplier,
 )
-from bench.neighbors import NeighborIndex, pairwise_extremes
-
-_CHUNK = 256  # unique input words per block of full-vocabulary distances
-
+from bench.neighbors import NeighborIndex, max_pairwise_distance
 
 def _metric_guarantee(epsilon: float, sensitivity, proven: bool = True, reason: str = "") -> Guarantee:
     mult, delta, s_proven, s_reason = sensitivity_multiplier(sensitivity)
@@ -82,19 +79,38 @@ class TEM(SelectionMechanism):
         w = np.exp(logw)
         return w / w.sum(axis=1, keepdims=True)
 
+    def _weights(self, q: np.ndarray) -> np.ndarray:
+        """Unnormalised weights exp(−(ε/2)·min(d, γ)) for a tile of input vectors (float32).
+
+        The hot path of :meth:`sample`: one matrix product into the index's reused buffer and
+        in-place element-wise passes. No max-shift is needed: min(d, γ) ≤ γ keeps every weight
+        ≥ e^{−εγ/2} = β/((1−β)(|W|−1)), far above float32's smallest normal number.
+        """
+        s = self.index.scores(q)  # q·v − ½‖v‖²
+        s *= -2.0
+        s += np.einsum("ij,ij->i", q, q).astype(np.float32)[:, None]  # = ‖q − v‖²
+        np.maximum(s, 0.0, out=s)
+        np.sqrt(s, out=s)
+        np.minimum(s, np.float32(self.gamma), out=s)
+        s *= np.float32(-self.epsilon / 2.0)
+        np.exp(s, out=s)
+        return s
+
     def sample(self, ids: np.ndarray) -> np.ndarray:
         ids = self._lookup(ids)
         uniq, inverse = np.unique(ids, return_inverse=True)
         out = np.empty(len(ids), dtype=np.int64)
         order = np.argsort(inverse, kind="stable")
         rows_sorted = inverse[order]
-        for start in range(0, len(uniq), _CHUNK):
-            stop = min(start + _CHUNK, len(uniq))
+        tile = self.index.tile
+        cdf = np.empty((min(tile, len(uniq)), self.space.shape[0]), dtype=np.float64)
+        for start in range(0, len(uniq), tile):
+            stop = min(start + tile, len(uniq))
             lo, hi = np.searchsorted(rows_sorted, [start, stop])
-            if lo == hi:
-                continue
-            probs = self.distribution(uniq[start:stop])
-            out[order[lo:hi]] = sample_rows(probs, rows_sorted[lo:hi] - start, self.rng)
+            w = self._weights(self.inputs[uniq[start:stop]])
+            c = cdf[: stop - start]
+            np.cumsum(w, axis=1, dtype=np.float64, out=c)
+            out[order[lo:hi]] = sample_from_cdf(c, rows_sorted[lo:hi] - start, self.rng)
         return out
 
     def describe(self) -> dict:
@@ -167,7 +183,12 @@ class TruncatedGumbel(SelectionMechanism):
 
     def _fit(self) -> None:
         n = self.space.shape[0]
-        self.dmin, self.dmax = pairwise_extremes(self.space)
+        from bench.sensitivity import min_pairwise_distance
+
+        stats_min = min_pairwise_distance(self.space)
+        # Alg. 1's Δmin ranges over distinct *words*: two words sharing a vector give Δmin = 0
+        self.dmin = 0.0 if stats_min["n_duplicate_rows"] else stats_min["min_distance"]
+        self.dmax = max_pairwise_distance(self.space)
         if self.b_override is not None:
             self.b = self.b_override
         else:

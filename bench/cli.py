@@ -1,0 +1,254 @@
+"""The ``bench`` console script.
+
+Commands:
+    bench ls mechanisms|sensitivity|mappings|embeddings|datasets [--details]
+    bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
+                    [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
+    bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
+    bench perf [--vocab-size N] [--tokens N] [-m MECH ...]
+    bench demo
+
+Bad input gets one clear line on stderr and exit code 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A bad argument: reported as one line on stderr, exit code 2."""
+
+
+def _kv(items: list[str] | None, what: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise UsageError(f"{what} must be key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        try:
+            out[k.strip()] = yaml.safe_load(v)
+        except yaml.YAMLError:
+            raise UsageError(f"{what} {item!r}: value is not valid YAML") from None
+    return out
+
+
+# ------------------------------------------------------------------------------------- ls
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+
+
+def cmd_ls(args) -> str:
+    what = args.what
+    if what == "datasets":
+        from bench.datasets import cli_ls
+
+        return cli_ls(details=args.details)
+    if what == "mechanisms":
+        from bench.mechanisms import MECHANISMS
+
+        rows = [("name", "kind", "output", "guarantee", "description")]
+        for name in MECHANISMS.names():
+            cls = MECHANISMS.get(name)
+            out = "vectors (+ mapping)" if cls.kind == "additive" else "words"
+            g = {"metric": "eps*d metric DP", "pure": "eps-DP", "approx": "(eps,delta)-DP"}
+            rows.append((name, cls.kind, out, g[cls.guarantee_kind], cls.description))
+        return _table(rows)
+    if what == "sensitivity":
+        from bench.sensitivity import SENSITIVITY
+
+        rows = [("name", "bound", "description")]
+        for name in SENSITIVITY.names():
+            cls = SENSITIVITY.get(name)
+            doc = (cls.__doc__ or "").strip().splitlines()[0]
+            rows.append((name, getattr(cls, "bound_kind", ""), doc))
+        return _table(rows)
+    if what == "mappings":
+        from bench.mapping import MAPPINGS
+
+        rows = [("name", "output", "description")]
+        for name in MAPPINGS.names():
+            cls = MAPPINGS.get(name)
+            rows.append((name, "words" if cls.outputs_text else "vectors", cls.description))
+        return _table(rows)
+    if what == "embeddings":
+        from bench.embeddings import EMBEDDINGS
+
+        rows = [("name", "description")]
+        for name in EMBEDDINGS.names():
+            doc = (EMBEDDINGS.get(name).__doc__ or "").strip().splitlines()[0]
+            rows.append((name, doc))
+        rows.append(("--embedding-file PATH", "a GloVe text file or a word2vec/fastText .vec file"))
+        return _table(rows)
+    raise UsageError(f"unknown listing {what!r}")  # argparse restricts choices
+
+
+# ------------------------------------------------------------------------------- privatize
+
+def _atomic_write(path: str, text: str) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                               prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_privatize(args) -> str:
+    from bench.embeddings import tokenize
+    from bench.mechanisms import MECHANISMS
+    from bench.privatize import Privatizer
+
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise UsageError(f"output folder does not exist: {Path(args.output).parent}")
+    if args.input and args.input != "-":
+        if not Path(args.input).is_file():
+            raise UsageError(f"input file not found: {args.input}")
+        text = Path(args.input).read_text(encoding="utf-8")
+    else:
+        text = sys.stdin.read()
+    mapping = args.mapping
+    if mapping is None:
+        mapping = "none" if MECHANISMS.get(args.mechanism).kind == "selection" else "nearest"
+    privatizer = Privatizer.build(
+        mechanism=args.mechanism, epsilon=args.epsilon, sensitivity=args.sensitivity,
+        mapping=mapping, seed=args.seed, vocab_size=args.vocab_size, oov=args.oov,
+        embedding=args.embedding_file or args.embedding,
+        mechanism_params=_kv(args.param, "--param"),
+        sensitivity_params=_kv(args.sensitivity_param, "--sensitivity-param"),
+        mapping_params=_kv(args.mapping_param, "--mapping-param"))
+    if not privatizer.mapping.outputs_text and privatizer.mechanism.kind == "additive":
+        raise UsageError("mapping 'none' gives vectors, not text: use --mapping nearest or "
+                         "vickrey with bench privatize")
+    lines = text.splitlines()
+    out = privatizer.privatize([tokenize(line) for line in lines])
+    result = "".join(t + "\n" for t in out.texts())
+    g = privatizer.guarantee()
+    stats = out.stats()
+    print(f"guarantee: {g.describe()}; tokens: {stats['n_tokens']}, OOV: {stats['n_oov']}, "
+          f"N_w: {stats['n_w']:.3f}", file=sys.stderr)
+    if out.oov_leaks and stats["n_oov"]:
+        print(f"warning: --oov keep passed {stats['n_oov']} out-of-vocabulary tokens through "
+              "unchanged: they have NO privacy guarantee", file=sys.stderr)
+    if args.output:
+        _atomic_write(args.output, result)
+        return ""
+    return result
+
+
+# ------------------------------------------------------------------------------------ data
+
+def cmd_data(args) -> str:
+    from bench.datasets import cli_prepare
+
+    config = _kv(args.set, "--set")
+    if args.force:
+        config["force"] = True
+    path = cli_prepare(args.name, args.cache_dir, **config)
+    return f"{path}\n"
+
+
+# ------------------------------------------------------------------------------------ perf
+
+def cmd_perf(args) -> str:
+    from bench.perf import run_perf
+
+    return run_perf(vocab_size=args.vocab_size, n_tokens=args.tokens,
+                    mechanisms=args.mechanism or None)
+
+
+def cmd_demo(args) -> str:
+    from bench.perf import run_demo
+
+    return run_demo()
+
+
+# ------------------------------------------------------------------------------------ main
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bench", description="Word-level DP text privatization "
+                                "benchmark suite.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ls = sub.add_parser("ls", help="list registered components")
+    ls.add_argument("what", choices=["mechanisms", "sensitivity", "mappings", "embeddings",
+                                     "datasets"])
+    ls.add_argument("--details", action="store_true", help="datasets: print the dataset cards")
+    ls.set_defaults(func=cmd_ls)
+
+    pr = sub.add_parser("privatize", help="privatize text: one text per line in and out")
+    pr.add_argument("-m", "--mechanism", required=True)
+    pr.add_argument("-e", "--epsilon", required=True, type=float)
+    pr.add_argument("--sensitivity", default="none")
+    pr.add_argument("--mapping", default=None,
+                    help="nearest (default for additive mechanisms), vickrey, or none "
+                    "(selection mechanisms)")
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--vocab-size", type=int, default=50_000)
+    pr.add_argument("--oov", choices=["unk", "keep"], default="unk")
+    pr.add_argument("--embedding", default="glove-6b-50d")
+    pr.add_argument("--embedding-file", default=None, help="GloVe .txt or word2vec .vec file")
+    pr.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                    help="mechanism parameter, e.g. -p C=1.0 (repeatable)")
+    pr.add_argument("--sensitivity-param", action="append", metavar="KEY=VALUE")
+    pr.add_argument("--mapping-param", action="append", metavar="KEY=VALUE")
+    pr.add_argument("-i", "--input", default=None, help="input file (default: stdin)")
+    pr.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    pr.set_defaults(func=cmd_privatize)
+
+    da = sub.add_parser("data", help="dataset preparation")
+    dsub = da.add_subparsers(dest="data_command", required=True)
+    prep = dsub.add_parser("prepare", help="write tokenized splits to the Parquet cache")
+    prep.add_argument("name")
+    prep.add_argument("--cache-dir", default="results/cache/datasets")
+    prep.add_argument("--set", action="append", metavar="KEY=VALUE",
+                      help="preparation option, e.g. --set max_tokens=500")
+    prep.add_argument("--force", action="store_true", help="rebuild even if cached")
+    prep.set_defaults(func=cmd_data)
+
+    pf = sub.add_parser("perf", help="benchmark: tokens/s per mechanism (not a test)")
+    pf.add_argument("--vocab-size", type=int, default=50_000)
+    pf.add_argument("--tokens", type=int, default=20_000)
+    pf.add_argument("-m", "--mechanism", action="append")
+    pf.set_defaults(func=cmd_perf)
+
+    de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
+    de.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        text = args.func(args)
+    except (UsageError, ValueError, KeyError, FileNotFoundError) as e:
+        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+        print(f"bench: error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    if text:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
