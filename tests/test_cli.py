@@ -1,0 +1,69 @@
+"""The `bench` console script: ls, privatize round trip, errors with exit code 2."""
+
+import subprocess
+import sys
+
+import pytest
+
+from bench.cli import main
+
+BENCH = [sys.executable, "-m", "bench.cli"]
+
+
+def run(args, stdin=""):
+    return subprocess.run(BENCH + args, input=stdin, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("what,expect", [("mechanisms", "truncated_gumbel"),
+                                         ("sensitivity", "unit_norm_clip"),
+                                         ("mappings", "vickrey"), ("embeddings", "glove-6b-50d"),
+                                         ("datasets", "conventions")])
+def test_ls(capsys, what, expect):
+    assert main(["ls", what]) == 0
+    assert expect in capsys.readouterr().out
+
+
+def test_privatize_round_trip_file(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("The cat sat on the mat.\nMarkets fell sharply on Monday.\n")
+    out = tmp_path / "out.txt"
+    args = ["privatize", "-m", "mvl", "-e", "20", "--vocab-size", "5000", "--seed", "7",
+            "-i", str(src), "-o", str(out)]
+    r = run(args)
+    assert r.returncode == 0, r.stderr
+    assert "guarantee:" in r.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 2 and all(lines)
+    first = out.read_text()
+    assert run(args).returncode == 0 and out.read_text() == first  # same seed, same output
+
+
+def test_privatize_stdin_stdout_selection():
+    r = run(["privatize", "-m", "tem", "-e", "3", "--vocab-size", "5000"], "hello world\n")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-m", "mvl", "-e", "0"], "epsilon"),
+    (["-m", "mvll", "-e", "1"], "did you mean 'mvl'"),
+    (["-m", "tem", "-e", "1", "--mapping", "nearest"], "does not apply"),
+    (["-m", "mvl", "-e", "1", "--mapping", "none"], "vectors, not text"),
+    (["-m", "gaussian", "-e", "5"], "epsilon <= 1"),
+    (["-m", "mvl", "-e", "1", "--sensitivity", "unit"], "did you mean"),
+    (["-m", "mvl", "-e", "1", "-p", "sigma=2"], "unknown or missing parameter"),
+    (["-m", "mvl", "-e", "1", "-i", "/nonexistent/file.txt"], "input file not found"),
+    (["-m", "mvl", "-e", "1", "--vocab-size", "1"], "vocab_size"),
+])
+def test_privatize_bad_arguments_exit_2_and_write_nothing(tmp_path, args, msg):
+    out = tmp_path / "out.txt"
+    r = run(["privatize", *args, "--vocab-size" if "--vocab-size" not in args else "--seed",
+             "5000" if "--vocab-size" not in args else "0", "-o", str(out)], "some text\n")
+    assert r.returncode == 2
+    assert msg in r.stderr and r.stderr.count("\n") == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_data_prepare_unknown_dataset(tmp_path):
+    r = run(["data", "prepare", "bbcc", "--cache-dir", str(tmp_path)])
+    assert r.returncode == 2 and "did you mean 'bbc'" in r.stderr
