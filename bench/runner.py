@@ -1,0 +1,528 @@
+"""Execute the cells of a grid: privatize → train → attack → measure, resumably and in parallel.
+
+Result files are the source of truth: ``results/cells/<hash>/`` holds ``spec.json`` and
+``metrics.json``, written atomically (a temporary folder renamed into place), so a cell counts
+as done only when both exist; a killed run loses at most the cells in flight. A failed cell
+writes ``error.json`` (the traceback) instead and the grid goes on; the next run retries it.
+
+Privatized corpora are cached under ``results/cache/privatized/<key>/`` and shared between cells
+that need the same one (same dataset, embedding, sensitivity, mechanism, mapping, ε and seed):
+privatize once, train many. Cells are grouped by that key and a group runs in one worker.
+
+Parallelism: ``workers=1`` runs in-process; ``workers>1`` uses joblib processes; a Dask scheduler
+address (``dask="tcp://..."``, or ``dask="local"`` for a local cluster) distributes groups over a
+cluster. Only the parent process talks to MLflow (see :mod:`bench.tracking`).
+
+Example:
+    >>> from bench.runner import run_grid
+    >>> summary = run_grid("experiments/smoke.yaml", results="results", workers=1)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import socket
+import tempfile
+import time
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bench
+from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
+
+logger = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    return str(o)
+
+
+def _clean(obj: Any) -> Any:
+    """JSON-safe copy: non-finite floats become the strings 'inf' / '-inf' / 'nan'."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (temp file in the same folder, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(_clean(obj), f, indent=1, sort_keys=True, default=_json_default)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
+    """Write ``spec.json`` + ``metrics.json`` as one atomic step (folder rename)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        write_json(tmp / "spec.json", spec)
+        write_json(tmp / "metrics.json", metrics)
+        if folder.exists():  # e.g. an error.json from a failed earlier attempt
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def cell_done(folder: Path) -> bool:
+    """A cell is done when both of its result files exist."""
+    return (folder / "spec.json").is_file() and (folder / "metrics.json").is_file()
+
+
+class CellLock:
+    """An exclusive lock file per cell, so two runs on one results folder never collide.
+
+    A lock whose owner process is gone (same host) is stale and taken over.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.held = False
+
+    def acquire(self) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                if self._stale():
+                    self.path.unlink(missing_ok=True)
+                    continue
+                return False
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{socket.gethostname()} {os.getpid()}\n")
+            self.held = True
+            return True
+        return False
+
+    def _stale(self) -> bool:
+        try:
+            host, pid = self.path.read_text().split()
+        except (OSError, ValueError):
+            return False
+        if host != socket.gethostname():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+
+# --------------------------------------------------------------------------------------------
+# One cell
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class CellResult:
+    """What a worker reports back for one cell (never raw text)."""
+
+    hash: str
+    name: str
+    status: str  # done | skipped | failed | cached | locked
+    metrics: dict = field(default_factory=dict)
+    spec: dict = field(default_factory=dict)
+    error: str = ""
+
+
+_DATASETS: dict[str, Any] = {}
+_EMBEDDINGS: dict[tuple, Any] = {}
+
+
+def _dataset(cell: Cell):
+    from bench.datasets import load_dataset
+
+    kwargs = cell.dataset_kwargs()
+    kwargs.setdefault("seed", cell.seed)
+    key = canonical_json([cell.dataset, kwargs])
+    if key not in _DATASETS:
+        _DATASETS[key] = load_dataset(cell.dataset, **kwargs)
+    return _DATASETS[key]
+
+
+def _embedding(cell: Cell):
+    from bench.embeddings import load_embedding
+
+    s = cell.settings
+    key = (s.get("embedding"), s.get("embedding_path"), s.get("vocab_size"))
+    if key not in _EMBEDDINGS:
+        _EMBEDDINGS[key] = load_embedding(s.get("embedding") or "glove-6b-50d",
+                                          int(s.get("vocab_size") or 50_000),
+                                          path=s.get("embedding_path"))
+    return _EMBEDDINGS[key]
+
+
+def _tokens(ds, max_tokens: int | None) -> list[list[str]]:
+    from bench.embeddings import tokenize
+
+    return [tokenize(t)[:max_tokens] if max_tokens else tokenize(t) for t in ds.texts]
+
+
+_TOKENS: dict[tuple, list[list[str]]] = {}
+
+
+def _dataset_tokens(cell: Cell, ds) -> list[list[str]]:
+    max_tokens = ds.config.get("max_tokens", 500)
+    key = (id(ds), max_tokens)
+    if key not in _TOKENS:
+        _TOKENS[key] = _tokens(ds, max_tokens)
+    return _TOKENS[key]
+
+
+def privatized_corpus(cell: Cell, ds, docs: list[list[str]], cache_dir: Path
+                      ) -> tuple[list, dict]:
+    """The cell's privatized documents (all of them, every split) and privatization stats.
+
+    Cached on disk by :func:`bench.grid.privatization_hash` (with the dataset content hash) and
+    shared by every cell that needs the same corpus. The cache holds privatized output only.
+    """
+    from bench.privatize import Privatizer
+
+    if cell.is_baseline:
+        return docs, {"privatize_seconds": 0.0, "n_tokens": sum(map(len, docs))}
+    key = privatization_hash(cell, ds.content_hash)
+    folder = cache_dir / key
+    if (folder / "stats.json").is_file():
+        stats = json.loads((folder / "stats.json").read_text())
+        return _read_corpus(folder, stats["output"]), stats | {"cache_hit": True}
+    s = cell.settings
+    priv = Privatizer.build(
+        mechanism=cell.mechanism, epsilon=cell.epsilon, sensitivity=cell.sensitivity,
+        mapping=cell.mapping, seed=cell.seed, embedding=_embedding(cell), oov=s.get("oov", "unk"),
+        mechanism_params=dict(cell.mechanism_params),
+        sensitivity_params=dict(cell.sensitivity_params),
+        mapping_params=dict(cell.mapping_params))
+    out = priv.privatize(docs)
+    stats = out.stats() | {"output": "text" if out.tokens is not None else "vectors",
+                           "guarantee": priv.guarantee().to_dict(),
+                           "guarantee_text": priv.guarantee().describe(),
+                           "privatizer": priv.describe(), "privatize_seconds": out.seconds}
+    _write_corpus(folder, out, stats)
+    return (out.tokens if out.tokens is not None else out.vectors), stats | {"cache_hit": False}
+
+
+def _write_corpus(folder: Path, out, stats: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        if out.tokens is not None:
+            pq.write_table(pa.table({"tokens": out.tokens}), tmp / "tokens.parquet")
+        else:
+            lengths = np.array([len(v) for v in out.vectors], dtype=np.int64)
+            flat = np.concatenate(out.vectors) if len(out.vectors) else np.zeros((0, 0))
+            np.savez(tmp / "vectors.npz", vectors=flat.astype(np.float32), lengths=lengths)
+        write_json(tmp / "stats.json", stats)
+        try:
+            os.replace(tmp, folder)
+        except OSError:  # another worker finished the same corpus first: keep theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _read_corpus(folder: Path, output: str) -> list:
+    if output == "text":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(folder / "tokens.parquet").column("tokens").to_pylist()
+    data = np.load(folder / "vectors.npz")
+    bounds = np.cumsum(data["lengths"])[:-1]
+    return [v.astype(np.float64) for v in np.split(data["vectors"], bounds)]
+
+
+def _subset(docs: list, idx: np.ndarray) -> list:
+    return [docs[i] for i in idx.tolist()]
+
+
+def _n_classes(task) -> int | None:
+    return len(task.classes) if task.kind != "multilabel" else None
+
+
+def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) -> dict:
+    """Run one cell and return its metrics (the caller writes them)."""
+    from bench.attacks.adversary import attribute_adversary
+    from bench.metrics.classification import chance_level, classification_scores, is_chance_level
+    from bench.models import make_model
+
+    t_start = time.perf_counter()
+    ds = _dataset(cell)
+    docs = _dataset_tokens(cell, ds)
+    corpus, pstats = privatized_corpus(cell, ds, docs, results / "cache" / "privatized")
+    metrics: dict[str, Any] = {"cell": cell.name, "dataset_hash": ds.content_hash,
+                               "suite_version": bench.__version__}
+    metrics["privatization"] = {k: v for k, v in pstats.items() if k != "privatizer"}
+    if not cell.is_baseline:
+        metrics["guarantee"] = pstats.get("guarantee")
+        metrics["n_w"] = pstats.get("n_w")
+    split = ds.splits
+    Xtr, Xdev, Xte = (_subset(corpus, split[s]) for s in ("train", "dev", "test"))
+    task = ds.utility_task
+    params = cell.model_kwargs()
+    n_cls = _n_classes(task)
+    mparams = dict(params, seed=cell.seed)
+    if n_cls is not None:
+        mparams.setdefault("n_classes", n_cls)
+    t0 = time.perf_counter()
+    model = make_model(cell.model, **mparams)
+    model.fit(Xtr, task.labels[split["train"]], Xdev, task.labels[split["dev"]])
+    fit_s = time.perf_counter() - t0
+    y_te = task.labels[split["test"]]
+    pred = model.predict(Xte)
+    util = classification_scores(y_te, pred, n_cls)
+    chance = chance_level(y_te, task.labels[split["train"]], n_classes=n_cls, seed=cell.seed)
+    util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
+    util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
+    metrics["utility"] = {"task": task.name, **util, "fit_seconds": fit_s}
+    metrics["privacy"] = {}
+    for name, ptask in ds.privacy_tasks.items():
+        res = attribute_adversary(
+            cell.model, Xtr, ptask.labels[split["train"]], Xte, ptask.labels[split["test"]],
+            X_dev=Xdev, y_dev=ptask.labels[split["dev"]], model_params=params,
+            n_classes=_n_classes(ptask), seed=cell.seed)
+        metrics["privacy"][name] = res.metrics
+    s = cell.settings
+    if s.get("mia"):
+        from bench.attacks.membership import membership_inference
+
+        ylab = task.labels
+        mia = membership_inference(
+            cell.model, _subset(corpus, split["mia_members"]), ylab[split["mia_members"]],
+            _subset(corpus, split["mia_nonmembers"]), ylab[split["mia_nonmembers"]],
+            _subset(corpus, split["mia_shadow"]), ylab[split["mia_shadow"]],
+            model_params=params, seed=cell.seed)
+        metrics["mia"] = mia.metrics
+    if s.get("rewrite_metrics") and cell.output == "text":
+        from bench.metrics.rewrite import rewrite_scores
+
+        originals = _subset(docs, split["test"])
+        metrics["rewrite"] = rewrite_scores(originals, Xte)
+    metrics["runtime"] = {"privatize_seconds": pstats.get("privatize_seconds", 0.0),
+                          "utility_fit_seconds": fit_s,
+                          "total_seconds": time.perf_counter() - t_start}
+    return metrics
+
+
+def add_deltas(metrics: dict, baseline: dict | None) -> dict:
+    """Δutility, Δprivacy and the trade-off vs the matching baseline (Riecker 2023, Sec. 4.2)."""
+    from bench.metrics.classification import deltas
+
+    if baseline is None or "utility" not in baseline:
+        return metrics
+    out = {}
+    u, ub = metrics["utility"]["macro_f1"], baseline["utility"]["macro_f1"]
+    for name, p in metrics.get("privacy", {}).items():
+        pb = baseline.get("privacy", {}).get(name)
+        if pb is not None:
+            out[name] = deltas(u, ub, p["privacy"], pb["privacy"])
+    metrics["vs_baseline"] = {"delta_utility": u - ub, "by_privacy_task": out}
+    return metrics
+
+
+def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | None,
+             force: bool = False) -> CellResult:
+    """Run one cell if it is not done: lock, evaluate, write atomically; never raises."""
+    h = cell_hash(cell, dataset_hash)
+    folder = results / "cells" / h
+    if cell_done(folder) and not force:
+        return CellResult(h, cell.name, "cached")
+    lock = CellLock(results / "locks" / f"{h}.lock")
+    if not lock.acquire():
+        return CellResult(h, cell.name, "locked")
+    spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash,
+                          "suite_version": bench.__version__}
+    try:
+        metrics = evaluate_cell(cell, results, dataset_hash)
+        if baseline_hash and not cell.is_baseline:
+            bfile = results / "cells" / baseline_hash / "metrics.json"
+            base = json.loads(bfile.read_text()) if bfile.is_file() else None
+            metrics = add_deltas(metrics, base)
+        write_cell(folder, spec, metrics)
+        return CellResult(h, cell.name, "done", _clean(metrics), _clean(spec))
+    except Exception as e:  # one failing cell is logged and the grid goes on
+        tb = traceback.format_exc()
+        logger.error("cell %s failed: %s", cell.name, e)
+        write_json(folder / "error.json", {"name": cell.name, "error": str(e),
+                                           "traceback": tb})
+        return CellResult(h, cell.name, "failed", spec=_clean(spec), error=f"{type(e).__name__}: {e}")
+    finally:
+        lock.release()
+
+
+def run_group(cells: list[tuple[Cell, str, str | None]], results: str, force: bool = False
+              ) -> list[CellResult]:
+    """Run cells sharing one privatized corpus, in order (one worker)."""
+    return [run_cell(c, Path(results), dh, bh, force) for c, dh, bh in cells]
+
+
+# --------------------------------------------------------------------------------------------
+# The grid
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class RunSummary:
+    """Counts and per-cell outcomes of one ``bench run``."""
+
+    grid: str
+    results: list[CellResult]
+    skipped: list[tuple[str, str]]
+    seconds: float
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    def text(self) -> str:
+        lines = [f"grid {self.grid}: {len(self.results)} cells — {self.count('done')} run, "
+                 f"{self.count('cached')} already done, {self.count('failed')} failed, "
+                 f"{self.count('locked')} locked by another run; {len(self.skipped)} skipped "
+                 f"({self.seconds:.1f} s)"]
+        for r in self.results:
+            if r.status == "failed":
+                lines.append(f"  FAILED {r.name}: {r.error}")
+        return "\n".join(lines) + "\n"
+
+
+def _dataset_hashes(grid: Grid) -> dict[str, str]:
+    out = {}
+    for cell in grid.cells:
+        key = canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])
+        if key not in out:
+            out[key] = _dataset(cell).content_hash
+    return out
+
+
+def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
+    """Groups of (cell, dataset hash, baseline hash), baselines first, by privatized corpus."""
+    hashes = _dataset_hashes(grid)
+    groups: OrderedDict[str, list] = OrderedDict()
+    base_of: dict[tuple, str] = {}
+    cells = sorted(grid.cells, key=lambda c: not c.is_baseline)
+    for cell in cells:
+        dh = hashes[canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])]
+        ident = (cell.dataset, canonical_json(cell.dataset_kwargs()), cell.model,
+                 canonical_json(cell.model_kwargs()), cell.seed)
+        if cell.is_baseline:
+            base_of[ident] = cell_hash(cell, dh)
+        key = "baseline" if cell.is_baseline else privatization_hash(cell, dh)
+        groups.setdefault(key, []).append((cell, dh, base_of.get(ident)))
+    baseline = groups.pop("baseline", [])
+    return ([[b] for b in baseline]) + list(groups.values())
+
+
+def run_grid(grid_path: str | Path, results: str | Path = "results", workers: int = 1,
+             dask: str | None = None, tracking_uri: str | None = None, mlflow: bool = True,
+             force: bool = False, progress: Callable[[CellResult], None] | None = None
+             ) -> RunSummary:
+    """Run every valid cell of a grid (see the module docstring); returns the summary."""
+    t0 = time.perf_counter()
+    grid = load_grid(grid_path)
+    results = Path(results)
+    groups = plan(grid)
+    tracker = None
+    if mlflow:
+        from bench.tracking import Tracker
+
+        tracker = Tracker(tracking_uri or f"sqlite:///{(results / 'mlflow.db').resolve()}",
+                          grid)
+    outcomes: list[CellResult] = []
+
+    def collect(batch: list[CellResult]) -> None:
+        for r in batch:
+            outcomes.append(r)
+            if tracker is not None and r.status == "done":
+                tracker.log_cell(r)
+            if progress:
+                progress(r)
+
+    # baselines first (their metrics feed the deltas), then the privatized groups
+    n_base = sum(1 for g in groups if g[0][0].is_baseline)
+    phases = [groups[:n_base], groups[n_base:]]
+    for phase in phases:
+        if not phase:
+            continue
+        if dask:
+            collect_all = _run_dask(phase, str(results), force, dask)
+            for batch in collect_all:
+                collect(batch)
+        elif workers > 1:
+            from joblib import Parallel, delayed
+
+            for batch in Parallel(n_jobs=workers, return_as="generator_unordered")(
+                    delayed(run_group)(g, str(results), force) for g in phase):
+                collect(batch)
+        else:
+            for g in phase:
+                collect(run_group(g, str(results), force))
+    if tracker is not None:
+        tracker.finish(outcomes)
+    skipped = [(c.name, reason) for c, reason in grid.skipped]
+    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0)
+
+
+def _run_dask(groups: list, results: str, force: bool, address: str):
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                               dashboard_address=None, processes=True)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = [client.submit(run_group, g, results, force, pure=False) for g in groups]
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,59 @@
+"""Rewrite metrics on hand-made pairs (Huang et al. 2024): N_w, ROUGE-1, BLEU, BERTScore."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.metrics import bertscore, bleu, n_w, rewrite_scores, rouge1
+
+ORIG = [["the", "cat", "sat", "on", "the", "mat"], ["hello", "world"]]
+
+
+def test_n_w_by_hand():
+    assert n_w(ORIG, ORIG) == 1.0
+    priv = [["the", "dog", "sat", "on", "a", "mat"], ["hello", "there"]]
+    assert n_w(ORIG, priv) == pytest.approx(5 / 8)  # 4 of 6 + 1 of 2, over 8 tokens
+    assert n_w([["a", "b"]], [["b", "a"]]) == 0.0  # position-wise, not a bag of words
+    assert n_w([["a", "b"]], [["a", "b", "c"]]) == pytest.approx(2 / 3)
+
+
+def test_n_w_tokenizes_strings():
+    assert n_w(["The cat sat."], ["the cat sat ."]) == 1.0
+
+
+def test_rouge1_by_hand():
+    assert rouge1(ORIG, ORIG) == pytest.approx(1.0)
+    assert rouge1([["a", "b", "c", "d"]], [["a", "b", "c", "x"]]) == pytest.approx(0.75)
+    assert rouge1([["a", "b"]], [["c", "d"]]) == 0.0
+    # recall vs precision: 2 of 4 reference words found, 2 of 2 candidate words correct
+    assert rouge1(["a b c d"], ["a b"]) == pytest.approx(0.5)
+    assert rouge1(["a b c d"], ["a b"], measure="precision") == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        rouge1(["a"], ["a"], measure="f2")
+
+
+def test_bleu_by_hand():
+    text = ["the quick brown fox jumps over the lazy dog"]
+    assert bleu(text, text) == pytest.approx(100.0)
+    assert bleu(text, ["a b c d e f g h i"]) == pytest.approx(0.0)
+    assert 0 < bleu(text, ["the quick brown fox jumps over a lazy dog"]) < 100
+
+
+def test_length_mismatch():
+    with pytest.raises(ValueError, match="privatized"):
+        n_w(ORIG, ORIG[:1])
+    with pytest.raises(ValueError):
+        bleu([], [])
+
+
+def test_bertscore_identical_and_different():
+    same = bertscore(ORIG, ORIG)
+    assert same == pytest.approx(1.0, abs=1e-4)
+    other = bertscore(ORIG, [["stocks", "fell", "sharply", "in", "tokyo", "today"],
+                             ["goodbye", "moon"]])
+    assert other < same - 0.1
+
+
+def test_rewrite_scores_keys():
+    s = rewrite_scores(ORIG, ORIG, with_bertscore=False)
+    assert s == pytest.approx({"n_w": 1.0, "rouge1": 1.0, "bleu": 100.0})
