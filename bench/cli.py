@@ -5,6 +5,8 @@ Commands:
     bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
+    bench validate GRID [--details]
+    bench run GRID [--results DIR] [--workers N] [--dask ADDRESS|local] [--no-mlflow] [--force]
     bench perf [--vocab-size N] [--tokens N] [-m MECH ...]
     bench demo
 
@@ -173,6 +175,43 @@ def cmd_perf(args) -> str:
                     mechanisms=args.mechanism or None)
 
 
+def cmd_validate(args) -> str:
+    from bench.grid import cli_validate
+
+    text, code = cli_validate(args.grid, verbose=args.details)
+    if code:
+        raise UsageError(text.strip().removeprefix("error: "))
+    return text
+
+
+def cmd_run(args) -> str:
+    from bench.grid import cli_validate
+    from bench.runner import run_grid
+
+    text, code = cli_validate(args.grid)
+    if code:  # a malformed grid: nothing is run, nothing is written
+        raise UsageError(text.strip().removeprefix("error: "))
+
+    def progress(r) -> None:
+        if r.status in ("done", "failed"):
+            u = r.metrics.get("utility", {}).get("macro_f1")
+            extra = f" utility F1 {u:.3f}" if isinstance(u, float) else ""
+            print(f"[{r.status}] {r.name}{extra}{' ' + r.error if r.error else ''}",
+                  file=sys.stderr, flush=True)
+
+    summary = run_grid(args.grid, results=args.results, workers=args.workers, dask=args.dask,
+                       tracking_uri=args.tracking_uri, mlflow=not args.no_mlflow,
+                       force=args.force, progress=progress)
+    print(summary.text(), end="", file=sys.stderr)
+    if summary.count("failed"):
+        raise RunFailed(summary.count("failed"))
+    return ""
+
+
+class RunFailed(Exception):
+    """Some cells failed (exit code 1; the others are saved)."""
+
+
 def cmd_demo(args) -> str:
     from bench.perf import run_demo
 
@@ -229,6 +268,23 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("-m", "--mechanism", action="append")
     pf.set_defaults(func=cmd_perf)
 
+    va = sub.add_parser("validate", help="check a grid file: cells, skipped cells, errors")
+    va.add_argument("grid")
+    va.add_argument("--details", action="store_true", help="list every skipped cell")
+    va.set_defaults(func=cmd_validate)
+
+    ru = sub.add_parser("run", help="run a grid: privatize, train, attack, measure (resumable)")
+    ru.add_argument("grid")
+    ru.add_argument("--results", default="results", help="results folder (default: results)")
+    ru.add_argument("--workers", type=int, default=1, help="parallel worker processes (joblib)")
+    ru.add_argument("--dask", default=None, metavar="ADDRESS",
+                    help="run on a Dask scheduler (tcp://host:port) or 'local'")
+    ru.add_argument("--tracking-uri", default=None,
+                    help="MLflow tracking URI (default: sqlite:///RESULTS/mlflow.db)")
+    ru.add_argument("--no-mlflow", action="store_true", help="do not mirror results to MLflow")
+    ru.add_argument("--force", action="store_true", help="re-run cells that are already done")
+    ru.set_defaults(func=cmd_run)
+
     de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
     de.set_defaults(func=cmd_demo)
     return p
@@ -241,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         text = args.func(args)
+    except RunFailed as e:
+        print(f"bench: {e.args[0]} cell(s) failed; see results/cells/*/error.json",
+              file=sys.stderr)
+        return 1
     except (UsageError, ValueError, KeyError, FileNotFoundError) as e:
         msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
         print(f"bench: error: {msg}", file=sys.stderr)

@@ -81,6 +81,7 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "metrics": ["utility", "privacy", "runtime", "guarantee"],
     "mia": False,
     "rewrite_metrics": False,
+    "rewrite_max_docs": None,
     "baseline": True,
     "models": {},
 }

@@ -341,11 +341,14 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
             _subset(corpus, split["mia_shadow"]), ylab[split["mia_shadow"]],
             model_params=params, seed=cell.seed)
         metrics["mia"] = mia.metrics
-    if s.get("rewrite_metrics") and cell.output == "text":
+    if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:
+        # the baseline's text is the original: its rewrite scores are the identity, not measured
         from bench.metrics.rewrite import rewrite_scores
 
-        originals = _subset(docs, split["test"])
-        metrics["rewrite"] = rewrite_scores(originals, Xte)
+        limit = s.get("rewrite_max_docs")
+        test_idx = split["test"][: int(limit)] if limit else split["test"]
+        metrics["rewrite"] = rewrite_scores(_subset(docs, test_idx), _subset(corpus, test_idx))
+        metrics["rewrite"]["n_docs"] = len(test_idx)
     metrics["runtime"] = {"privatize_seconds": pstats.get("privatize_seconds", 0.0),
                           "utility_fit_seconds": fit_s,
                           "total_seconds": time.perf_counter() - t_start}
