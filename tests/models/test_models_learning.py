@@ -106,3 +106,19 @@ def test_transformer_fine_tunes_and_predicts():
     assert not emb.requires_grad
     p2 = make_model("transformer", **params).fit(X, y).predict_proba(X[:8])
     np.testing.assert_allclose(proba, p2, atol=1e-6)
+
+
+def test_lstm_select_on_dev_keeps_best_epoch(vectors3):
+    """With dev selection the kept model is at least as good on dev as the last epoch's."""
+    Xtr, ytr, Xte, yte = vectors3
+    params = {"epochs": 4, "lr": 0.05, "hidden_size": 8, "seed": 1}
+    last = make_model("lstm", **params).fit(Xtr, ytr)
+    best = make_model("lstm", select_on_dev=True, **params).fit(Xtr, ytr, Xte, yte)
+    assert _f1(yte, best.predict(Xte)) >= _f1(yte, last.predict(Xte))
+
+
+def test_lstm_refuses_other_input_kind_after_fit(vectors3):
+    Xtr, ytr, _, _ = vectors3
+    m = make_model("lstm", epochs=1, hidden_size=4).fit(Xtr[:20], ytr[:20])
+    with pytest.raises(ValueError, match="fitted on vectors"):
+        m.predict([["a", "b"]])
