@@ -517,7 +517,7 @@ def _run_dask(groups: list, results: str, force: bool, address: str):
     cluster = None
     if address == "local":
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None, processes=True)
+                               dashboard_address="127.0.0.1:0", processes=True)
         client = Client(cluster)
     else:
         client = Client(address)
