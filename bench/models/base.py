@@ -103,7 +103,8 @@ class LabelInfo:
                 raise ModelInputError("multilabel targets must be 0/1")
             return cls(True, int(y.shape[1]))
         if y.ndim != 1:
-            raise ModelInputError(f"labels must be 1-D class ids or a 2-D 0/1 matrix, got {y.shape}")
+            raise ModelInputError(
+                f"labels must be 1-D class ids or a 2-D 0/1 matrix, got shape {y.shape}")
         if y.size and (y.min() < 0 or not np.issubdtype(y.dtype, np.integer)):
             raise ModelInputError("class labels must be non-negative integers")
         k = max(int(y.max()) + 1 if y.size else 0, 2, n_classes or 0)
@@ -156,7 +157,7 @@ def torch_context(seed: int, num_threads: int | None) -> Iterator[None]:
 
 @lru_cache(maxsize=4)
 def public_embedding(name: str = "glove-6b-50d", vocab_size: int = 50_000):
-    """The public embedding for text input, loaded once per process (see :mod:`bench.embeddings`)."""
+    """The public embedding for text input, loaded once per process (:mod:`bench.embeddings`)."""
     from bench.embeddings import load_embedding
 
     return load_embedding(name, vocab_size)
