@@ -1,0 +1,58 @@
+"""Reports from a results folder: trade-off, rewrite and guarantee tables, curves, leaderboard.
+
+``bench report [--results DIR] [--out DIR] [--grid NAME]`` calls :func:`cli_report`; the same
+is available without the CLI as ``python -m bench.report``. Every table is written as Markdown,
+LaTeX and CSV; numbers are aggregated over seeds (mean ± std, n); results of different suite
+versions or dataset contents are never pooled; the output is byte-identical for the same
+results. See ``docs/report.md``.
+
+Example:
+    >>> from bench.report import cli_report
+    >>> print(cli_report("results", "results/report", grid="smoke"))
+    report grid smoke: 3 cells in 3 configurations, 0 failed -> results/report: ...
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bench.report.build import ReportSummary, build_report, cli_report, headline_metrics
+from bench.report.leaderboard import render_leaderboard
+from bench.report.plots import render_curves, write_curves
+from bench.report.results import (
+    CellRecord,
+    Config,
+    FailedCell,
+    Group,
+    ReportError,
+    ResultSet,
+    Stat,
+    group_cells,
+    load_results,
+)
+from bench.report.tables import Table, guarantee_table, rewrite_tables, tradeoff_tables
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CellRecord",
+    "Config",
+    "FailedCell",
+    "Group",
+    "ReportError",
+    "ReportSummary",
+    "ResultSet",
+    "Stat",
+    "Table",
+    "build_report",
+    "cli_report",
+    "group_cells",
+    "guarantee_table",
+    "headline_metrics",
+    "load_results",
+    "render_curves",
+    "render_leaderboard",
+    "rewrite_tables",
+    "tradeoff_tables",
+    "write_curves",
+]

@@ -1,0 +1,225 @@
+"""Build the whole report folder from a results folder (what ``bench report`` runs).
+
+Layout of the output folder::
+
+    index.md                 summary: cells, groups, warnings, failed cells, list of files
+    metrics.json             headline numbers per configuration (``dvc metrics show``)
+    leaderboard.html         self-contained, sortable leaderboard
+    tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, guarantees
+    curves.csv               the plotted points, tidy (``dvc plots show``)
+    plots/curves_<dataset>_<model>.png
+
+The folder is built under a temporary name next to ``out`` and renamed into place, so a failure
+leaves the previous report untouched and a success leaves no stale files. An existing ``out``
+holding anything but those entries is never replaced.
+
+Example:
+    >>> from bench.report import cli_report
+    >>> print(cli_report("results", "results/report", grid="quickstart"))
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.report.leaderboard import render_leaderboard
+from bench.report.plots import write_curves
+from bench.report.results import (
+    Group,
+    ReportError,
+    ResultSet,
+    fmt_eps,
+    group_cells,
+    load_results,
+)
+from bench.report.tables import (
+    Table,
+    csv_num,
+    guarantee_table,
+    rewrite_tables,
+    tradeoff_tables,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ReportSummary:
+    """What :func:`build_report` produced."""
+
+    out: Path
+    """The report folder."""
+    n_cells: int
+    """Finished cells reported."""
+    n_groups: int
+    """Configurations (cells pooled over seeds)."""
+    failed: list[str]
+    """Names of failed cells."""
+    tables: list[str]
+    """Table names (each written as .md, .tex, .csv)."""
+    plots: list[str]
+    """Plot file names."""
+    warnings: list[str] = field(default_factory=list)
+    """Mixing and reading warnings."""
+    grid: str | None = None
+    """Grid the cells were filtered to."""
+
+    def text(self) -> str:
+        """The summary the CLI prints."""
+        what = f"grid {self.grid}: " if self.grid else ""
+        lines = [(f"report {what}{self.n_cells} cells in {self.n_groups} configurations, "
+                  f"{len(self.failed)} failed -> {self.out}: {len(self.tables)} tables "
+                  f"(md, tex, csv), {len(self.plots)} plot files, leaderboard.html")]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        lines += [f"  FAILED {n}" for n in self.failed]
+        return "\n".join(lines) + "\n"
+
+
+def headline_metrics(groups: list[Group], rs: ResultSet) -> dict:
+    """Numbers for ``dvc metrics``: counts and per configuration utility / privacy / trade-off."""
+    configs: dict[str, dict] = {}
+    for g in groups:
+        c = g.config
+        key = (f"{c.dataset} | {c.model} | {c.mechanism} | sens={c.sensitivity} | "
+               f"map={c.mapping} | eps={fmt_eps(c.epsilon).replace('∞', 'inf')}")
+        if c.suite_version and len({x.config.suite_version for x in groups}) > 1:
+            key += f" | suite={c.suite_version}"
+        entry: dict[str, float | int | None] = {"n_seeds": len(g.records)}
+        u = g.stat(lambda m: m["utility"]["macro_f1"])
+        entry["utility_macro_f1"] = _num(u.mean if u else None)
+        tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
+        for t in tasks:
+            p = g.stat(lambda m, t=t: m["privacy"][t]["privacy"])
+            entry[f"privacy_{t}"] = _num(p.mean if p else None)
+            to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
+            if to is not None:
+                entry[f"tradeoff_{t}"] = _num(to.mean)
+        configs[key] = entry
+    return {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
+            "by_configuration": configs}
+
+
+def _num(x: float | None) -> float | None:
+    if x is None or not math.isfinite(x):
+        return None
+    return float(csv_num(x))
+
+
+def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list[Table],
+           plots: list[str], title: str) -> str:
+    lines = [f"# {title}", ""]
+    suites = sorted({r.suite_version for r in rs.cells})
+    base = sum(g.config.is_baseline for g in groups)
+    lines.append(f"{len(rs.cells)} finished cells in {len(groups)} configurations "
+                 f"({base} baseline), {len(rs.failed)} failed; suite version(s): "
+                 f"{', '.join(suites) or '—'}.")
+    lines.append("")
+    if warnings:
+        lines += ["## Warnings", ""] + [f"- {_md(w)}" for w in warnings] + [""]
+    if rs.failed:
+        lines += ["## Failed cells", "", "| cell | hash | error |", "|:---|:---|:---|"]
+        lines += [f"| {_md(f.name)} | {f.hash} | {_md(f.error)} |" for f in rs.failed] + [""]
+    lines += ["## Tables", ""]
+    lines += [f"- [{_md(t.title)}](tables/{t.name}.md) ([tex](tables/{t.name}.tex), "
+              f"[csv](tables/{t.name}.csv))" for t in tables]
+    lines += ["", "## Plots", ""] + [f"- [{p}]({p})" for p in plots]
+    lines += ["", "## Leaderboard", "", "- [leaderboard.html](leaderboard.html)", ""]
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") \
+        .replace("\n", " ")
+
+
+REPORT_ENTRIES = frozenset({"index.md", "metrics.json", "leaderboard.html", "curves.csv",
+                            "tables", "plots"})
+"""Everything a report folder holds (an existing ``out`` holding anything else is kept)."""
+
+
+def _safe_to_replace(out: Path) -> bool:
+    if not out.exists():
+        return True
+    if not out.is_dir():
+        return False
+    return all(p.name in REPORT_ENTRIES for p in out.iterdir())
+
+
+def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
+                 grid: str | None = None) -> ReportSummary:
+    """Read ``results``, write every table, plot and the leaderboard into ``out``.
+
+    Args:
+        results: results folder (holding ``cells/``).
+        out: report folder; replaced as a whole (see the module docstring).
+        grid: only the cells of this grid (a name under ``experiments/`` or a path).
+
+    Returns:
+        The :class:`ReportSummary`.
+
+    Raises:
+        ReportError: missing results, unknown grid, or an ``out`` that is not a report folder.
+    """
+    out = Path(out)
+    if not _safe_to_replace(out):
+        raise ReportError(f"{out} exists and holds files that are not part of a report: not "
+                          "replacing it (choose another --out)")
+    rs = load_results(results, grid)
+    groups, warnings = group_cells(rs.cells)
+    warnings = rs.warnings + warnings
+    prefix = f"{rs.grid}: " if rs.grid else ""
+    tables = tradeoff_tables(groups, prefix) + rewrite_tables(groups, prefix)
+    tables.append(guarantee_table(groups, prefix))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
+    try:
+        for t in tables:
+            t.notes.extend(f"Warning: {w}" for w in warnings)
+            t.write(tmp / "tables")
+        plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv")
+        plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
+        title = f"{rs.grid} report" if rs.grid else "bench report"
+        (tmp / "leaderboard.html").write_text(
+            render_leaderboard(groups, rs.grid or "", warnings), encoding="utf-8", newline="\n")
+        (tmp / "metrics.json").write_text(
+            json.dumps(headline_metrics(groups, rs), indent=1, sort_keys=True,
+                       ensure_ascii=False) + "\n", encoding="utf-8", newline="\n")
+        (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title),
+                                      encoding="utf-8", newline="\n")
+        os.chmod(tmp, 0o755)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    summary = ReportSummary(out, len(rs.cells), len(groups), [f.name for f in rs.failed],
+                            [t.name for t in tables], plots, warnings, rs.grid)
+    logger.info("%s", summary.text().rstrip())
+    return summary
+
+
+def cli_report(results: str | os.PathLike[str] = "results",
+               out: str | os.PathLike[str] | None = None, grid: str | None = None) -> str:
+    """What ``bench report [--results DIR] [--out DIR] [--grid NAME]`` calls.
+
+    Args:
+        results: results folder (default ``results``).
+        out: report folder (default ``<results>/report``).
+        grid: only the cells of this grid.
+
+    Returns:
+        The summary text to print.
+
+    Raises:
+        ReportError: bad input (the CLI prints it as one line and exits 2).
+    """
+    out = Path(results) / "report" if out is None else Path(out)
+    return build_report(results, out, grid).text()

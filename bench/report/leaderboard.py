@@ -1,0 +1,268 @@
+"""Static, self-contained HTML leaderboard (``leaderboard.html``): no network, no external files.
+
+One row per mechanism configuration (dataset × model × sensitivity approach × mechanism ×
+mapping, suite version apart); per ε its utility (macro-F1) and empirical privacy (1 − adversary
+macro-F1, per private attribute), and where measured the membership-inference AUC and N_w; all
+``mean ± std`` over seeds. The guarantee type, the seeds and a Pareto marker complete the row: a
+(configuration, ε) point is on the Pareto front when no other point of the same dataset, model
+and attribute has utility and privacy both at least as high and one of them higher (baselines
+take part). The ★ column lists the ε at which the row is on the front.
+
+Columns sort on click (inline JavaScript, stable, numbers by value, missing values last); the
+page also sorts on load from the query string, ``leaderboard.html?sort=<column id>&dir=desc``,
+through the same click handler. Every string from configurations or data is HTML-escaped.
+
+Example:
+    >>> from bench.report.results import load_results, group_cells
+    >>> groups, warnings = group_cells(load_results("results").cells)
+    >>> Path("leaderboard.html").write_text(render_leaderboard(groups, "quickstart", warnings))
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bench.report.results import Group, Stat, fmt_eps
+from bench.report.tables import DASH, describe_guarantee, fmt_stat, slug
+
+logger = logging.getLogger(__name__)
+
+
+def esc(text: object) -> str:
+    """HTML-escape any value (quotes included)."""
+    return html.escape(str(text), quote=True)
+
+
+@dataclass
+class Row:
+    """One leaderboard row: a mechanism configuration over its ε values."""
+
+    dataset: str
+    model: str
+    sensitivity: str
+    mechanism: str
+    mapping: str
+    suite: str
+    by_eps: dict[float, Group] = field(default_factory=dict)
+    pareto: list[float] = field(default_factory=list)
+
+
+def _rows(groups: Sequence[Group]) -> list[Row]:
+    rows: dict[tuple, Row] = {}
+    for g in groups:
+        c = g.config
+        key = (c.dataset, c.model, c.sensitivity, c.mechanism != "none", c.mechanism, c.mapping,
+               c.suite_version)
+        row = rows.setdefault(key, Row(c.dataset, c.model, c.sensitivity, c.mechanism,
+                                       c.mapping, c.suite_version))
+        row.by_eps[c.epsilon] = g
+    return [rows[k] for k in sorted(rows)]
+
+
+def _tasks(groups: Sequence[Group]) -> list[str]:
+    out: set[str] = set()
+    for g in groups:
+        for r in g.records:
+            out |= set((r.metrics.get("privacy") or {}).keys())
+    return sorted(out)
+
+
+def _u(g: Group) -> Stat | None:
+    return g.stat(lambda m: m["utility"]["macro_f1"])
+
+
+def _p(g: Group, task: str) -> Stat | None:
+    return g.stat(lambda m: m["privacy"][task]["privacy"])
+
+
+def _auc(g: Group) -> Stat | None:
+    return g.stat(lambda m: m["mia"]["auc"] if "auc" in m["mia"] else m["mia"]["mia_auc"])
+
+
+def _nw(g: Group) -> Stat | None:
+    return g.stat(lambda m: m["n_w"] if m.get("n_w") is not None else m["rewrite"]["n_w"])
+
+
+def pareto_points(rows: Sequence[Row], tasks: Sequence[str]) -> None:
+    """Fill ``row.pareto`` with the ε where the row is not dominated (per dataset/model/task)."""
+    pts: dict[tuple, list[tuple[float, float, Row, float]]] = {}
+    for row in rows:
+        for eps, g in row.by_eps.items():
+            u = _u(g)
+            for t in tasks:
+                p = _p(g, t)
+                if u is not None and p is not None:
+                    pts.setdefault((row.dataset, row.model, t, row.suite), []).append(
+                        (u.mean, p.mean, row, eps))
+    for cands in pts.values():
+        for u, p, row, eps in cands:
+            dominated = any(u2 >= u and p2 >= p and (u2 > u or p2 > p)
+                            for u2, p2, _r, _e in cands)
+            if not dominated and eps not in row.pareto:
+                row.pareto.append(eps)
+    for row in rows:
+        row.pareto.sort()
+
+
+def _guarantee(row: Row) -> str:
+    texts = []
+    for _eps, g in sorted(row.by_eps.items()):
+        for r in g.records:
+            gd = r.metrics.get("guarantee")
+            if row.mechanism == "none" and not gd:
+                t = "none (no privatization)"
+            else:
+                t = describe_guarantee(gd)
+                if gd and gd.get("proven") is False:
+                    t += " (estimated)"
+            if t not in texts:
+                texts.append(t)
+    return " / ".join(texts) or DASH
+
+
+def _td(s: Stat | None, digits: int = 3) -> str:
+    v = "" if s is None else repr(round(s.mean, 9))
+    return f'<td class="num" data-v="{esc(v)}">{esc(fmt_stat(s, digits))}</td>'
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em} p.note{font-size:.85em;color:#444;max-width:70em}
+table{border-collapse:collapse;font-size:.82em}
+th,td{border:1px solid #ccc;padding:.25em .5em;white-space:nowrap}
+th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none}
+th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
+td.num{text-align:right;font-variant-numeric:tabular-nums} tr:nth-child(even) td{background:#fafafa}
+td.pareto{color:#a05a00;font-weight:bold} ul.warn{color:#8a1f11;font-size:.85em}
+"""
+
+_JS = """
+(function () {
+  "use strict";
+  var table = document.getElementById("leaderboard");
+  var body = table.tBodies[0];
+  Array.prototype.forEach.call(body.rows, function (r, i) { r.setAttribute("data-i", i); });
+  function key(row, idx) {
+    var td = row.cells[idx];
+    var v = td.getAttribute("data-v");
+    if (v !== null) { return v === "" ? null : parseFloat(v); }
+    return td.textContent;
+  }
+  function sortBy(th, dir) {
+    var idx = th.cellIndex;
+    var rows = Array.prototype.slice.call(body.rows);
+    var sign = dir === "descending" ? -1 : 1;
+    rows.sort(function (a, b) {
+      var x = key(a, idx), y = key(b, idx), c = 0;
+      if (x === null && y !== null) { return 1; }
+      if (y === null && x !== null) { return -1; }
+      if (x !== null && y !== null) {
+        if (typeof x === "number" && typeof y === "number") { c = x - y; }
+        else { c = String(x).localeCompare(String(y)); }
+      }
+      if (c === 0) { return a.getAttribute("data-i") - b.getAttribute("data-i"); }
+      return sign * c;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) {
+      h.removeAttribute("aria-sort");
+    });
+    th.setAttribute("aria-sort", dir);
+    table.setAttribute("data-sorted", th.getAttribute("data-col") + ":" + dir);
+  }
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+    th.addEventListener("click", function () {
+      sortBy(th, th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
+    });
+  });
+  var q = new URLSearchParams(window.location.search);
+  var col = q.get("sort");
+  if (col) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      if (th.getAttribute("data-col") !== col) { return; }
+      th.click();
+      if (q.get("dir") === "desc") { th.click(); }
+    });
+  }
+})();
+"""
+
+
+def render_leaderboard(groups: Sequence[Group], title: str = "",
+                       warnings: Sequence[str] = ()) -> str:
+    """The leaderboard page (one self-contained HTML string).
+
+    Args:
+        groups: aggregated configurations (:func:`bench.report.results.group_cells`).
+        title: page title (e.g. the grid name).
+        warnings: shown above the table (e.g. mixed suite versions).
+
+    Returns:
+        The HTML text.
+    """
+    rows = _rows(groups)
+    tasks = _tasks(groups)
+    pareto_points(rows, tasks)
+    eps_all = sorted({e for r in rows for e in r.by_eps})
+    has_auc = any(_auc(g) is not None for g in groups)
+    has_nw = any(_nw(g) is not None for g in groups if not g.config.is_baseline)
+    cols: list[tuple[str, str]] = [("dataset", "Dataset"), ("model", "Model"),
+                                   ("mechanism", "Mechanism"), ("sensitivity", "Sensitivity"),
+                                   ("mapping", "Mapping"), ("guarantee", "Guarantee")]
+    for e in eps_all:
+        et = fmt_eps(e)
+        eid = "inf" if math.isinf(e) else slug(f"{e:g}")
+        cols.append((f"utility_eps{eid}", f"Utility ε={et}"))
+        for t in tasks:
+            cols.append((f"privacy_{slug(t)}_eps{eid}", f"Privacy ({t}) ε={et}"))
+        if has_auc:
+            cols.append((f"mia_auc_eps{eid}", f"MIA AUC ε={et}"))
+        if has_nw:
+            cols.append((f"n_w_eps{eid}", f"N_w ε={et}"))
+    cols += [("seeds", "Seeds"), ("pareto", "Pareto ★")]
+    head = "".join(f'<th data-col="{esc(cid)}" scope="col">{esc(label)}</th>'
+                   for cid, label in cols)
+    body = []
+    for r in rows:
+        tds = [f"<td>{esc(x)}</td>" for x in (r.dataset, r.model, r.mechanism, r.sensitivity,
+                                              r.mapping, _guarantee(r))]
+        for e in eps_all:
+            g = r.by_eps.get(e)
+            tds.append(_td(_u(g) if g else None))
+            for t in tasks:
+                tds.append(_td(_p(g, t) if g else None))
+            if has_auc:
+                tds.append(_td(_auc(g) if g else None))
+            if has_nw:
+                tds.append(_td(_nw(g) if g and not g.config.is_baseline else None))
+        seeds = sorted({s for g in r.by_eps.values() for s in g.seeds})
+        tds.append(f'<td class="num" data-v="{len(seeds)}">{esc(" ".join(map(str, seeds)))}'
+                   "</td>")
+        star = ("★ " + ", ".join(f"ε={fmt_eps(e)}" for e in r.pareto)) if r.pareto else ""
+        tds.append(f'<td class="pareto" data-v="{len(r.pareto)}">{esc(star)}</td>')
+        body.append("<tr>" + "".join(tds) + "</tr>")
+    warn = ""
+    if warnings:
+        warn = '<ul class="warn">' + "".join(f"<li>{esc(w)}</li>" for w in warnings) + "</ul>"
+    heading = f"{title} leaderboard" if title else "Leaderboard"
+    note = ("Utility: macro-F1 of the utility model. Privacy: 1 − macro-F1 of the attribute "
+            "adversary (higher is more private). MIA AUC: membership-inference ROC AUC (lower "
+            "is better). N_w: fraction of words unchanged. Values: mean ± sample std over seeds. "
+            "★: not dominated in (utility, privacy) within the same dataset, model and "
+            "attribute, at the listed ε. Click a column header to sort; "
+            "?sort=&lt;column&gt;&amp;dir=desc sorts on load.")
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+            f"<title>{esc(heading)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            f"<h1>{esc(heading)}</h1>\n<p class=\"note\">{note}</p>\n{warn}\n"
+            f"<table id=\"leaderboard\">\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+            + "\n".join(body) + "\n</tbody>\n</table>\n"
+            f"<script>{_JS}</script>\n</body>\n</html>\n")
+
+
+__all__ = ["esc", "pareto_points", "render_leaderboard"]

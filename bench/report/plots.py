@@ -1,0 +1,183 @@
+"""Privacy-utility curves: utility vs ε and utility vs empirical privacy, per dataset × model.
+
+One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel is the utility
+(macro-F1) of each mechanism configuration against ε (log scale) with error bars of one sample
+std over seeds and the unprivatized baseline as a dashed line; one further panel per private
+attribute plots utility against empirical privacy (1 − adversary macro-F1), error bars on both
+axes. Rendering uses matplotlib's Agg canvas directly (no pyplot, no global backend switch) and
+PNG metadata without the software version or a timestamp, so the files are byte-identical for
+the same results and matplotlib version.
+
+A tidy CSV of the plotted points (``curves.csv``) is written too, for ``dvc plots``.
+
+Example:
+    >>> from bench.report.results import load_results, group_cells
+    >>> groups, _ = group_cells(load_results("results").cells)
+    >>> paths = write_curves(groups, Path("results/report/plots"))
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.report.results import Group, Stat, fmt_eps
+from bench.report.tables import csv_num, slug
+
+logger = logging.getLogger(__name__)
+
+PNG_METADATA: dict[str, str | None] = {"Software": None}
+"""PNG text chunks: matplotlib's version string is dropped (deterministic bytes)."""
+
+DPI = 100
+"""Resolution of the PNGs."""
+
+
+def _err(s: Stat | None) -> float:
+    return s.std if s is not None and s.std is not None else 0.0
+
+
+def _series(groups: Sequence[Group]) -> dict[str, list[Group]]:
+    out: dict[str, list[Group]] = {}
+    for g in groups:
+        if not g.config.is_baseline:
+            out.setdefault(g.config.mechanism_config, []).append(g)
+    return {k: sorted(v, key=lambda g: g.config.epsilon) for k, v in sorted(out.items())}
+
+
+def _tasks(groups: Sequence[Group]) -> list[str]:
+    tasks: set[str] = set()
+    for g in groups:
+        for r in g.records:
+            tasks |= set((r.metrics.get("privacy") or {}).keys())
+    return sorted(tasks)
+
+
+def _utility(g: Group) -> Stat | None:
+    return g.stat(lambda m: m["utility"]["macro_f1"])
+
+
+def _privacy(g: Group, task: str) -> Stat | None:
+    return g.stat(lambda m: m["privacy"][task]["privacy"])
+
+
+def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
+    """Tidy rows of every plotted point (dataset, model, mechanism config, ε, attribute, ...)."""
+    rows = []
+    for g in groups:
+        u = _utility(g)
+        for task in _tasks([g]) or [""]:
+            p = _privacy(g, task) if task else None
+            c = g.config
+            rows.append({"dataset": c.dataset, "model": c.model,
+                         "mechanism": "baseline" if c.is_baseline else c.mechanism_config,
+                         "epsilon": fmt_eps(c.epsilon).replace("∞", "inf"), "attribute": task,
+                         "utility": csv_num(u.mean if u else None),
+                         "utility_std": csv_num(u.std if u else None),
+                         "privacy": csv_num(p.mean if p else None),
+                         "privacy_std": csv_num(p.std if p else None),
+                         "n_seeds": str(len(g.records))})
+    return rows
+
+
+def render_curves(groups: Sequence[Group], title: str) -> bytes:
+    """PNG bytes of the curves of one dataset × model."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    series = _series(groups)
+    tasks = _tasks(groups)
+    base = [g for g in groups if g.config.is_baseline]
+    ncols = 1 + len(tasks)
+    fig = Figure(figsize=(5.2 * ncols, 4.2), dpi=DPI)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    ax = axes[0]
+    finite = [g.config.epsilon for gs in series.values() for g in gs]
+    for i, (label, gs) in enumerate(series.items()):
+        pts = [(g.config.epsilon, _utility(g)) for g in gs]
+        pts = [(e, s) for e, s in pts if s is not None]
+        if pts:
+            ax.errorbar([e for e, _ in pts], [s.mean for _, s in pts],
+                        yerr=[_err(s) for _, s in pts], marker="o", capsize=3, label=label,
+                        color=f"C{i % 10}")
+    for g in base:
+        s = _utility(g)
+        if s is not None:
+            ax.axhline(s.mean, color="0.3", linestyle="--", linewidth=1,
+                       label=f"baseline (ε=∞) {s.mean:.3f}")
+    if finite and min(finite) > 0:
+        ax.set_xscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("utility (macro-F1)")
+    ax.set_title("utility vs ε")
+    ax.grid(True, alpha=0.3)
+    for j, task in enumerate(tasks, start=1):
+        ax = axes[j]
+        for i, (label, gs) in enumerate(series.items()):
+            pts = [(_privacy(g, task), _utility(g)) for g in gs]
+            pts = [(p, u) for p, u in pts if p is not None and u is not None]
+            if pts:
+                ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
+                            xerr=[_err(p) for p, _ in pts], yerr=[_err(u) for _, u in pts],
+                            marker="o", capsize=3, label=label, color=f"C{i % 10}")
+        for g in base:
+            p, u = _privacy(g, task), _utility(g)
+            if p is not None and u is not None:
+                ax.errorbar([p.mean], [u.mean], xerr=[_err(p)], yerr=[_err(u)], marker="*",
+                            markersize=10, color="0.3", linestyle="none", label="baseline")
+        ax.set_xlabel(f"empirical privacy ({task}): 1 − adversary macro-F1")
+        ax.set_ylabel("utility (macro-F1)")
+        ax.set_title(f"utility vs privacy ({task})")
+        ax.grid(True, alpha=0.3)
+    handles, _labels = axes[0].get_legend_handles_labels()
+    if handles:
+        axes[0].legend(fontsize=7, loc="best")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata=PNG_METADATA)
+    return buf.getvalue()
+
+
+def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = None
+                 ) -> list[Path]:
+    """One PNG per dataset × model into ``folder``, the points to ``csv_path``; returns paths.
+
+    Args:
+        groups: aggregated configurations.
+        folder: where the PNGs go.
+        csv_path: the tidy CSV of the plotted points (default ``folder/curves.csv``).
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    by: dict[tuple[str, str], list[Group]] = {}
+    for g in groups:
+        by.setdefault((g.config.dataset, g.config.model), []).append(g)
+    paths, used = [], set()
+    for (ds, model), gs in sorted(by.items()):
+        if not any(not g.config.is_baseline for g in gs):
+            continue
+        name = f"curves_{slug(ds)}_{slug(model)}"
+        while name in used:
+            name += "_"
+        used.add(name)
+        p = folder / f"{name}.png"
+        p.write_bytes(render_curves(gs, f"{ds} · {model}"))
+        paths.append(p)
+    rows = curve_points(groups)
+    if rows:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        p = csv_path or folder / "curves.csv"
+        p.write_text(buf.getvalue(), encoding="utf-8", newline="\n")
+        paths.append(p)
+    logger.info("wrote %d plot files to %s", len(paths), folder)
+    return paths
+
+
+__all__ = ["PNG_METADATA", "curve_points", "render_curves", "write_curves"]

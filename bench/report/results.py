@@ -1,0 +1,464 @@
+"""Read a results folder into aggregated groups: one group per configuration, seeds pooled.
+
+A *configuration* is everything about a cell except its seed: dataset (name, config, loader
+version), model, mechanism, sensitivity approach, mapping (each with parameters and version), ε,
+the grid settings, and the suite version. Cells that differ only in the seed are pooled into one
+:class:`Group`, and every number a report shows is a :class:`Stat` (mean, sample std, n) over
+those seeds.
+
+Mixing rules (never silently):
+
+* cells from different suite versions are different configurations; labels then carry
+  ``suite=<version>`` and a warning says so;
+* cells of the same dataset, config and seed with *different* dataset content hashes (the data
+  changed between runs) are kept apart by their hash (``data=<8 hex>`` in the label, with a
+  warning). A dataset whose content depends on the seed (a seeded ``subsample``) has one hash per
+  seed; that is expected and pooled.
+
+Labels are readable and minimal: a component shows the parameters (and version) that differ
+between configurations of the same name in this result set; a dataset always shows its config.
+
+Example:
+    >>> from bench.report.results import load_results, group_cells
+    >>> rs = load_results("results")
+    >>> groups, warnings = group_cells(rs.cells)
+    >>> groups[0].stat(lambda m: m["utility"]["macro_f1"]).mean
+    0.97...
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+COMPONENTS: tuple[str, ...] = ("dataset", "model", "sensitivity", "mechanism", "mapping")
+"""Spec keys of the components that make up a configuration."""
+
+_PRIVATIZATION = ("sensitivity", "mechanism", "mapping")
+"""Components a baseline cell does not use (labelled by name only)."""
+
+
+class ReportError(ValueError):
+    """Bad input for the report (missing results folder, unknown grid, unsafe output folder)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cells
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    """One finished cell: its ``spec.json`` and ``metrics.json``."""
+
+    hash: str
+    """Folder name under ``cells/`` (the cell hash)."""
+    spec: Mapping[str, Any]
+    """Parsed ``spec.json``."""
+    metrics: Mapping[str, Any]
+    """Parsed ``metrics.json``."""
+    folder: Path
+    """The cell's result folder."""
+
+    @property
+    def name(self) -> str:
+        """Readable cell name (``spec.name``, else the hash)."""
+        return str(self.spec.get("name") or self.metrics.get("cell") or self.hash)
+
+    @property
+    def seed(self) -> int:
+        """The cell's seed."""
+        return int(self.spec.get("seed", 0))
+
+    @property
+    def epsilon(self) -> float:
+        """ε as a float (``math.inf`` for the baseline)."""
+        return to_float(self.spec.get("epsilon"), default=math.inf)
+
+    @property
+    def is_baseline(self) -> bool:
+        """Whether this is the unprivatized baseline (mechanism ``none``)."""
+        return component(self.spec, "mechanism")[0] == "none"
+
+    @property
+    def suite_version(self) -> str:
+        """Suite version the cell was produced with."""
+        return str(self.spec.get("suite_version") or self.metrics.get("suite_version") or "?")
+
+    @property
+    def dataset_hash(self) -> str:
+        """Dataset content hash the cell was produced on."""
+        return str(self.spec.get("dataset_hash") or self.metrics.get("dataset_hash") or "")
+
+
+@dataclass(frozen=True)
+class FailedCell:
+    """A cell whose folder holds only ``error.json``."""
+
+    hash: str
+    """Folder name under ``cells/``."""
+    name: str
+    """Readable cell name from ``error.json``."""
+    error: str
+    """The error message (first line)."""
+
+
+@dataclass
+class ResultSet:
+    """Everything read from one results folder."""
+
+    cells: list[CellRecord]
+    """Finished cells, sorted by folder name."""
+    failed: list[FailedCell]
+    """Failed cells (``error.json`` only), sorted by folder name."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems found while reading (unreadable or half-written folders)."""
+    grid: str | None = None
+    """Name of the grid the cells were filtered to, if any."""
+
+
+def to_float(value: Any, default: float = math.nan) -> float:
+    """A float from a JSON value (``"inf"``/``"nan"`` strings included); ``default`` otherwise."""
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return default
+    return default
+
+
+def component(spec: Mapping[str, Any], kind: str) -> tuple[str, dict[str, Any], Any]:
+    """``(name, params, version)`` of one component of a spec (dataset: ``config``, no path)."""
+    entry = spec.get(kind) or {}
+    if isinstance(entry, str):
+        return entry, {}, None
+    params = dict(entry.get("config" if kind == "dataset" else "params") or {})
+    if kind == "dataset":
+        params.pop("path", None)
+    return str(entry.get("name", "?")), params, entry.get("version")
+
+
+def _read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def resolve_grid(grid: str | Path) -> Path:
+    """A grid file from a path or a name (``quickstart`` → ``experiments/quickstart.yaml``)."""
+    p = Path(grid)
+    candidates = [p, Path("experiments") / f"{grid}.yaml", Path("experiments") / f"{grid}.yml"]
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise ReportError(f"grid {str(grid)!r} not found (tried {', '.join(map(str, candidates))})")
+
+
+def _grid_filter(grid: str | Path) -> tuple[str, Callable[[Mapping[str, Any]], bool],
+                                            set[str]]:
+    """(grid name, spec predicate, names of the grid's cells) for ``--grid``."""
+    from bench.grid import Cell, GridError, cell_hash, load_grid
+
+    path = resolve_grid(grid)
+    try:
+        g = load_grid(path)
+    except GridError as e:
+        raise ReportError(str(e)) from None
+    hashes = {cell_hash(c) for c in g.cells}
+    names = {c.name for c in g.cells}
+
+    def keep(spec: Mapping[str, Any]) -> bool:
+        try:
+            return cell_hash(Cell.from_spec(spec)) in hashes
+        except Exception:  # noqa: BLE001 - a spec of another format cannot be in this grid
+            return False
+
+    return g.name, keep, names
+
+
+def load_results(results: str | Path, grid: str | Path | None = None) -> ResultSet:
+    """Read ``<results>/cells/*/`` (finished and failed cells), optionally only one grid's.
+
+    Args:
+        results: the results folder (the one holding ``cells/``).
+        grid: a grid name or file; only cells whose spec is a cell of that grid are kept
+            (failed cells: by name). Cells of any suite version and dataset hash match.
+
+    Returns:
+        The :class:`ResultSet`.
+
+    Raises:
+        ReportError: ``<results>/cells`` does not exist, or the grid is unknown or invalid.
+    """
+    cells_dir = Path(results) / "cells"
+    if not cells_dir.is_dir():
+        raise ReportError(f"no results under {cells_dir} (run `bench run GRID --results "
+                          f"{results}` first)")
+    keep: Callable[[Mapping[str, Any]], bool] = lambda spec: True
+    grid_name, names = None, None
+    if grid is not None:
+        grid_name, keep, names = _grid_filter(grid)
+    out = ResultSet([], [], grid=grid_name)
+    for folder in sorted(p for p in cells_dir.iterdir() if p.is_dir()
+                         and not p.name.startswith(".")):
+        spec_f, met_f, err_f = (folder / n for n in ("spec.json", "metrics.json", "error.json"))
+        try:
+            if spec_f.is_file() and met_f.is_file():
+                spec, metrics = _read_json(spec_f), _read_json(met_f)
+                if keep(spec):
+                    out.cells.append(CellRecord(folder.name, spec, metrics, folder))
+            elif err_f.is_file():
+                err = _read_json(err_f)
+                name = str(err.get("name", folder.name))
+                if names is None or name in names:
+                    msg = str(err.get("error", "")).strip().splitlines()
+                    out.failed.append(FailedCell(folder.name, name, msg[0] if msg else ""))
+            else:
+                out.warnings.append(f"cells/{folder.name}: incomplete (no spec.json + "
+                                    "metrics.json, no error.json); ignored")
+        except (OSError, ValueError) as e:
+            out.warnings.append(f"cells/{folder.name}: unreadable ({e}); ignored")
+    for w in out.warnings:
+        logger.warning(w)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Mean, sample standard deviation (None for one value) and count over seeds."""
+
+    mean: float
+    """Arithmetic mean."""
+    std: float | None
+    """Sample standard deviation (ddof = 1); None when n = 1."""
+    n: int
+    """Number of values."""
+
+
+def stat(values: Iterable[Any]) -> Stat | None:
+    """:class:`Stat` of the finite numbers among ``values`` (None/strings/non-finite skipped)."""
+    vals = [to_float(v) for v in values]
+    vals = [v for v in vals if math.isfinite(v)]
+    if not vals:
+        return None
+    n = len(vals)
+    mean = math.fsum(vals) / n
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
+    return Stat(mean, std, n)
+
+
+def dig(obj: Any, *path: str) -> Any:
+    """``obj[p0][p1]...`` or None where a key is missing."""
+    for p in path:
+        if not isinstance(obj, Mapping) or p not in obj:
+            return None
+        obj = obj[p]
+    return obj
+
+
+# --------------------------------------------------------------------------------------------
+# Configurations and labels
+# --------------------------------------------------------------------------------------------
+
+
+def fmt_value(v: Any) -> str:
+    """Compact text of a parameter value (floats ``g``, bools lower-case, lists as JSON)."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float):
+        return "inf" if math.isinf(v) else f"{v:g}"
+    if isinstance(v, (list, tuple, dict)):
+        return json.dumps(v, sort_keys=True, separators=(",", ":"))
+    if v is None:
+        return "null"
+    return str(v)
+
+
+def fmt_eps(eps: float) -> str:
+    """ε as text: ``10``, ``0.1``, ``∞``."""
+    return "∞" if math.isinf(eps) else f"{eps:g}"
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A configuration: labels for display, ``ident`` for identity, ``order`` for sorting."""
+
+    dataset: str
+    """Dataset label, e.g. ``bbc(subsample=400)``."""
+    model: str
+    """Model label."""
+    sensitivity: str
+    """Sensitivity approach label."""
+    mechanism: str
+    """Mechanism label (``none`` for the baseline)."""
+    mapping: str
+    """Mapping label."""
+    epsilon: float
+    """ε (``math.inf`` for the baseline)."""
+    ident: str
+    """Canonical JSON of everything but the seed (equality of configurations)."""
+    suite_version: str = ""
+    """Suite version of the configuration's cells."""
+
+    @property
+    def is_baseline(self) -> bool:
+        """Whether this is the unprivatized baseline."""
+        return self.mechanism == "none" or math.isinf(self.epsilon)
+
+    @property
+    def order(self) -> tuple:
+        """Stable sort key: sensitivity, mapping, mechanism (baseline first), model, dataset, ε."""
+        return (self.sensitivity, self.mapping, self.mechanism != "none", self.mechanism,
+                self.model, self.dataset, self.epsilon, self.ident)
+
+    @property
+    def mechanism_config(self) -> str:
+        """Mechanism with its sensitivity approach and mapping, e.g. ``mvl · sens=none · map=nearest``."""
+        return f"{self.mechanism} · sens={self.sensitivity} · map={self.mapping}"
+
+
+@dataclass
+class Group:
+    """The cells of one configuration (one per seed)."""
+
+    config: Config
+    """The configuration."""
+    records: list[CellRecord]
+    """Its cells, sorted by seed then hash."""
+
+    def stat(self, get: Callable[[Mapping[str, Any]], Any]) -> Stat | None:
+        """:class:`Stat` over seeds of ``get(metrics)`` (missing values are skipped)."""
+        return stat(_safe(get, r.metrics) for r in self.records)
+
+    def count(self, pred: Callable[[Mapping[str, Any]], bool]) -> int:
+        """Number of cells whose metrics satisfy ``pred``."""
+        return sum(bool(_safe(pred, r.metrics)) for r in self.records)
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seeds pooled in this group."""
+        return [r.seed for r in self.records]
+
+
+def _safe(get: Callable[[Mapping[str, Any]], Any], metrics: Mapping[str, Any]) -> Any:
+    try:
+        return get(metrics)
+    except (KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def _descriptor(rec: CellRecord, kind: str, data_tag: str) -> dict[str, Any]:
+    _name, params, version = component(rec.spec, kind)
+    d: dict[str, Any] = {f"p:{k}": v for k, v in params.items()}
+    d["v"] = version
+    if kind == "dataset":
+        d.update({f"s:{k}": v for k, v in (rec.spec.get("settings") or {}).items()})
+        d["suite"] = rec.suite_version
+        d["data"] = data_tag
+    return d
+
+
+def _label(kind: str, name: str, desc: dict[str, Any], varying: set[str]) -> str:
+    parts = []
+    for k in sorted(desc):
+        always = kind == "dataset" and k.startswith("p:") and k != "p:seed"
+        if not (always or k in varying):
+            continue
+        v = desc[k]
+        if k == "v":
+            parts.append(f"v{fmt_value(v)}")
+        elif k == "suite":
+            parts.append(f"suite={v}")
+        elif k == "data":
+            parts.append(f"data={str(v)[:8]}" if v else "data=?")
+        else:
+            parts.append(f"{k[2:]}={fmt_value(v)}")
+    return name + (f"({', '.join(parts)})" if parts else "")
+
+
+def data_conflicts(cells: Iterable[CellRecord]) -> tuple[set[str], list[str]]:
+    """Datasets (identity JSON) with two content hashes for one seed, and warnings about them."""
+    seen: dict[tuple[str, str, int], set[str]] = {}
+    for r in cells:
+        name, params, version = component(r.spec, "dataset")
+        key = (r.suite_version, _canon([name, params, version]), r.seed)
+        seen.setdefault(key, set()).add(r.dataset_hash)
+    bad: set[str] = set()
+    warnings = []
+    for (suite, ds, seed), hashes in sorted(seen.items()):
+        if len(hashes) > 1:
+            bad.add(_canon([suite, ds]))
+            warnings.append(
+                f"dataset {ds} (suite {suite}, seed {seed}) has results on {len(hashes)} "
+                f"different data versions ({', '.join(sorted(h[:8] for h in hashes))}): "
+                "kept apart, labelled data=<hash>")
+    return bad, warnings
+
+
+def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
+    """Pool cells that differ only in the seed; returns (groups in stable order, warnings)."""
+    cells = sorted(cells, key=lambda r: (r.seed, r.hash))
+    conflicts, warnings = data_conflicts(cells)
+    suites = sorted({r.suite_version for r in cells})
+    if len(suites) > 1:
+        warnings.append(f"results from {len(suites)} suite versions ({', '.join(suites)}) are "
+                        "never pooled: their rows are labelled suite=<version>")
+
+    def data_tag(r: CellRecord) -> str:
+        name, params, version = component(r.spec, "dataset")
+        key = _canon([r.suite_version, _canon([name, params, version])])
+        return r.dataset_hash if key in conflicts else ""
+
+    descs: dict[str, dict[str, list[dict[str, Any]]]] = {k: {} for k in COMPONENTS}
+    per_cell = []
+    for r in cells:
+        tag = data_tag(r)
+        d = {k: (component(r.spec, k)[0], _descriptor(r, k, tag)) for k in COMPONENTS}
+        per_cell.append((r, d))
+        for k, (name, desc) in d.items():
+            if not (r.is_baseline and k in _PRIVATIZATION):  # the baseline has no such parts
+                descs[k].setdefault(name, []).append(desc)
+    varying: dict[str, dict[str, set[str]]] = {k: {} for k in COMPONENTS}
+    for k in COMPONENTS:
+        for name, ds in descs[k].items():
+            keys = set().union(*ds)
+            varying[k][name] = {key for key in keys
+                                if len({_canon(x.get(key, "<missing>")) for x in ds}) > 1}
+    groups: dict[str, Group] = {}
+    for r, d in per_cell:
+        labels = {k: _label(k, d[k][0], d[k][1], varying[k].get(d[k][0], set()))
+                  if not (r.is_baseline and k in _PRIVATIZATION) else d[k][0]
+                  for k in COMPONENTS}
+        eps = r.epsilon
+        ident = _canon({k: [d[k][0], d[k][1]] for k in COMPONENTS}
+                       | {"epsilon": fmt_eps(eps)})
+        cfg = Config(labels["dataset"], labels["model"], labels["sensitivity"],
+                     labels["mechanism"], labels["mapping"], eps, ident, r.suite_version)
+        g = groups.setdefault(ident, Group(cfg, []))
+        if any(x.seed == r.seed for x in g.records):  # same config + seed twice: never pool
+            warnings.append(f"cells {g.records[0].hash} and {r.hash} have the same "
+                            f"configuration and seed {r.seed}; only the first is reported")
+            continue
+        g.records.append(r)
+    for w in warnings:
+        logger.warning(w)
+    return sorted(groups.values(), key=lambda g: g.config.order), warnings

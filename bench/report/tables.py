@@ -1,0 +1,667 @@
+"""Report tables: trade-off (Riecker 2023), rewrite (Huang et al. 2024), guarantees (Table 5.2).
+
+Each builder returns :class:`Table` objects that render to Markdown, LaTeX (booktabs) and CSV.
+The Markdown and LaTeX files show rounded numbers (3 decimals; BLEU 2; ``mean ± std`` over
+seeds when there is more than one), the CSV holds the same rows in tidy form with 6 decimals,
+the std and the seed count. Everything is sorted in a stable order, so the same results give
+byte-identical files.
+
+* :func:`tradeoff_tables` — one table per sensitivity approach; rows mapping × mechanism ×
+  model × dataset × ε × private attribute; columns Change in Utility, Change in Privacy,
+  Trade-off (= ΔU + ΔP, Riecker 2023, Sec. 4.2). Favourable trade-offs (> 0) in bold; cells
+  whose utility model or adversary is no better than chance are kept and flagged (the thesis
+  leaves them out of Tables 5.1–6.4).
+* :func:`rewrite_tables` — one table per dataset; rows N_w, ROUGE-1, BLEU, BERTScore (and a
+  model's loss where reported); column groups mechanism × ε plus the non-private column; best
+  value per ε in bold (Huang et al. 2024, Tables 1–3).
+* :func:`guarantee_table` — per sensitivity approach × mechanism: sensitivity bound, the noise
+  parameters actually used, the guarantee and whether it is proven (Riecker 2023, Table 5.2).
+
+Example:
+    >>> from bench.report.results import load_results, group_cells
+    >>> groups, _ = group_cells(load_results("results").cells)
+    >>> for table in tradeoff_tables(groups):
+    ...     print(table.markdown())
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.report.results import (
+    CellRecord,
+    Group,
+    Stat,
+    dig,
+    fmt_eps,
+    stat,
+    to_float,
+)
+
+logger = logging.getLogger(__name__)
+
+DASH = "—"
+"""Shown where there is no value."""
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------------------------
+
+
+def _round_text(x: float, digits: int, signed: bool) -> str:
+    text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+    if float(text) == 0.0:  # no "-0.000"
+        text = f"{0.0:+.{digits}f}" if signed else f"{0.0:.{digits}f}"
+    return text
+
+
+def fmt_stat(s: Stat | None, digits: int = 3, signed: bool = False) -> str:
+    """``mean`` or ``mean ± std`` (n > 1), rounded; :data:`DASH` for no value."""
+    if s is None:
+        return DASH
+    text = _round_text(s.mean, digits, signed)
+    if s.std is not None:
+        text += f" ± {_round_text(s.std, digits, False)}"
+    return text
+
+
+def csv_num(x: float | None) -> str:
+    """A CSV number: 6 decimals, empty for None, ``inf`` for infinity."""
+    if x is None:
+        return ""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if math.isnan(x):
+        return "nan"
+    return _round_text(x, 6, False)
+
+
+@dataclass
+class Value:
+    """One displayed table cell."""
+
+    text: str
+    """The text (plain; renderers escape it)."""
+    bold: bool = False
+    """Whether it is highlighted."""
+
+
+@dataclass
+class Table:
+    """A rendered-agnostic table."""
+
+    name: str
+    """File stem (``tradeoff_none``)."""
+    title: str
+    """Caption."""
+    columns: list[str]
+    """Column headers (Markdown and CSV-like flat form)."""
+    rows: list[list[Value]]
+    """Display rows."""
+    records: list[dict[str, str]]
+    """Tidy CSV rows (every row has the same keys, in order)."""
+    notes: list[str] = field(default_factory=list)
+    """Footnotes (legend, warnings)."""
+    align: str = ""
+    """LaTeX column alignment, one letter per column (default: first ``l``, rest ``r``)."""
+    groups: list[tuple[str, int]] | None = None
+    """LaTeX column-group header row: (label, span) covering every column."""
+    sub_columns: list[str] | None = None
+    """LaTeX second header row under :attr:`groups` (default: :attr:`columns`)."""
+    merge: int = 0
+    """Leading columns whose value is left blank when equal to the row above (thesis layout)."""
+
+    def _display_rows(self) -> list[list[Value]]:
+        out, prev = [], None
+        for row in self.rows:
+            shown = list(row)
+            if prev is not None:
+                for i in range(self.merge):
+                    if [v.text for v in row[: i + 1]] == [v.text for v in prev[: i + 1]]:
+                        shown[i] = Value("")
+                    else:
+                        break
+            out.append(shown)
+            prev = row
+        return out
+
+    def markdown(self) -> str:
+        """GitHub-flavoured Markdown: title, table, notes."""
+        def cell(v: Value) -> str:
+            t = _md_escape(v.text)
+            return f"**{t}**" if v.bold and t else t
+
+        lines = [f"# {_md_escape(self.title)}", ""]
+        lines.append("| " + " | ".join(_md_escape(c) for c in self.columns) + " |")
+        aligns = self.align or "l" + "r" * (len(self.columns) - 1)
+        lines.append("|" + "|".join(":---" if a == "l" else "---:" for a in aligns) + "|")
+        for row in self._display_rows():
+            lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+        if not self.rows:
+            lines.append("| " + " | ".join(["(no results)"] + [""] * (len(self.columns) - 1))
+                         + " |")
+        if self.notes:
+            lines.append("")
+            lines.extend(f"{_md_escape(n)}  " if i < len(self.notes) - 1 else _md_escape(n)
+                         for i, n in enumerate(self.notes))
+        return "\n".join(lines) + "\n"
+
+    def latex(self) -> str:
+        """A ``table`` float with a booktabs ``tabular``, caption and notes."""
+        aligns = self.align or "l" + "r" * (len(self.columns) - 1)
+        lines = ["% generated by bench report; requires \\usepackage{booktabs}",
+                 "\\begin{table}[ht]", "\\centering", "\\small",
+                 f"\\begin{{tabular}}{{{aligns}}}", "\\toprule"]
+        if self.groups:
+            heads, rules, col = [], [], 1
+            for label, span in self.groups:
+                if span == 1:
+                    heads.append(tex_escape(label))
+                else:
+                    heads.append(f"\\multicolumn{{{span}}}{{c}}{{{tex_escape(label)}}}")
+                if label:
+                    rules.append(f"\\cmidrule(lr){{{col}-{col + span - 1}}}")
+                col += span
+            lines.append(" & ".join(heads) + " \\\\")
+            if rules:
+                lines.append(" ".join(rules))
+            lines.append(" & ".join(tex_escape(c) for c in (self.sub_columns or self.columns))
+                         + " \\\\")
+        else:
+            lines.append(" & ".join(tex_escape(c) for c in self.columns) + " \\\\")
+        lines.append("\\midrule")
+        for row in self._display_rows():
+            cells = [f"\\textbf{{{tex_escape(v.text)}}}" if v.bold and v.text
+                     else tex_escape(v.text) for v in row]
+            lines.append(" & ".join(cells) + " \\\\")
+        if not self.rows:
+            lines.append(f"\\multicolumn{{{len(self.columns)}}}{{l}}{{(no results)}} \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        if self.notes:
+            lines.append("\\par\\smallskip\\footnotesize")
+            lines.append(" \\\\\n".join(tex_escape(n) for n in self.notes))
+        lines += [f"\\caption{{{tex_escape(self.title)}}}",
+                  f"\\label{{tab:{re.sub(r'[^A-Za-z0-9:_-]', '-', self.name)}}}",
+                  "\\end{table}"]
+        return "\n".join(lines) + "\n"
+
+    def csv(self) -> str:
+        """The tidy records as CSV (``\\n`` line ends)."""
+        buf = io.StringIO()
+        if not self.records:
+            return ""
+        w = csv.DictWriter(buf, fieldnames=list(self.records[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(self.records)
+        return buf.getvalue()
+
+    def write(self, folder: Path) -> list[Path]:
+        """Write ``<name>.md``, ``<name>.tex`` and ``<name>.csv`` into ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for ext, text in (("md", self.markdown()), ("tex", self.latex()), ("csv", self.csv())):
+            p = folder / f"{self.name}.{ext}"
+            p.write_text(text, encoding="utf-8", newline="\n")
+            paths.append(p)
+        return paths
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*") \
+        .replace("_", "\\_").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+
+
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+_TEX_UNICODE = {"±": r"\ensuremath{\pm}", "ε": r"\ensuremath{\varepsilon}",
+                "∞": r"\ensuremath{\infty}", "≈": r"\ensuremath{\approx}",
+                "↑": r"\ensuremath{\uparrow}", "↓": r"\ensuremath{\downarrow}",
+                "·": r"\ensuremath{\cdot}", "Δ": r"\ensuremath{\Delta}",
+                "δ": r"\ensuremath{\delta}", "γ": r"\ensuremath{\gamma}",
+                "θ": r"\ensuremath{\theta}", "≤": r"\ensuremath{\le}",
+                "≥": r"\ensuremath{\ge}", "×": r"\ensuremath{\times}",
+                "★": r"\ensuremath{\star}", "−": "-", "—": "---", "–": "--", "†": r"\dag{}"}
+
+
+def tex_escape(text: str) -> str:
+    """Escape LaTeX specials and map the Unicode symbols the report uses to math."""
+    out = []
+    for ch in text:
+        if ch in _TEX_SPECIAL:
+            out.append(_TEX_SPECIAL[ch])
+        elif ch in _TEX_UNICODE:
+            out.append(_TEX_UNICODE[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            out.append("?")  # anything else would break pdflatex
+    return "".join(out)
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a label."""
+    s = re.sub(r"[^A-Za-z0-9.-]+", "_", text.replace("=", "-")).strip("_.")
+    return s[:80] or "x"
+
+
+# --------------------------------------------------------------------------------------------
+# Trade-off tables (Riecker 2023, Tables 5.1–6.4)
+# --------------------------------------------------------------------------------------------
+
+TRADEOFF_NOTES = [
+    (
+    "Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = "
+    "macro-F1 of the utility model, privacy = 1 − macro-F1 of the attribute adversary; "
+    "trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2)."
+    ),
+    (
+    "Bold: favourable trade-off (> 0). Flag: no better than chance (utility model or "
+    "adversary); such rows are kept and flagged (the thesis leaves them out). "
+    "Values: mean ± sample std over n seeds."
+    ),
+]
+
+
+def _privacy_tasks(g: Group) -> list[str]:
+    tasks: set[str] = set()
+    for r in g.records:
+        tasks |= set((r.metrics.get("privacy") or {}).keys())
+        tasks |= set((dig(r.metrics, "vs_baseline", "by_privacy_task") or {}).keys())
+    return sorted(tasks)
+
+
+def _flag(g: Group, task: str, has_delta: bool) -> str:
+    n = len(g.records)
+    parts = []
+    u = g.count(lambda m: m["utility"]["chance_level"] is True)
+    a = g.count(lambda m: m["privacy"][task]["chance_level"] is True)
+    for what, k in (("utility", u), ("adversary", a)):
+        if k:
+            parts.append(f"{what} ≈ chance" + (f" ({k}/{n} seeds)" if n > 1 else ""))
+    if not has_delta:
+        parts.append("no baseline")
+    return "; ".join(parts)
+
+
+def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Table]:
+    """Trade-off tables, one per sensitivity approach (baselines are the reference, not rows).
+
+    Args:
+        groups: aggregated configurations (:func:`bench.report.results.group_cells`).
+        title_prefix: prepended to each title (e.g. the grid name).
+
+    Returns:
+        Tables named ``tradeoff_<sensitivity>``, sorted by sensitivity label.
+    """
+    by_sens: dict[str, list[Group]] = {}
+    for g in groups:
+        if not g.config.is_baseline:
+            by_sens.setdefault(g.config.sensitivity, []).append(g)
+    tables, used = [], set()
+    for sens in sorted(by_sens):
+        rows, records = [], []
+        for g in by_sens[sens]:
+            c = g.config
+            for task in _privacy_tasks(g):
+                def delta(key: str, task: str = task) -> Callable[[Mapping[str, Any]], Any]:
+                    return lambda m: m["vs_baseline"]["by_privacy_task"][task][key]
+                du, dp, to = (g.stat(delta(k)) for k in ("delta_utility", "delta_privacy",
+                                                          "tradeoff"))
+                flag = _flag(g, task, to is not None)
+                favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
+                n = len(g.records)
+                rows.append([Value(c.mapping), Value(c.mechanism), Value(c.model),
+                             Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
+                             Value(fmt_stat(du, signed=True)), Value(fmt_stat(dp, signed=True)),
+                             Value(fmt_stat(to, signed=True), bold=favourable),
+                             Value(str(n)), Value(flag)])
+                records.append({
+                    "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
+                    "model": c.model, "dataset": c.dataset, "epsilon": fmt_eps(c.epsilon)
+                    .replace("∞", "inf"), "attribute": task, "suite_version": c.suite_version,
+                    "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
+                    **_csv_stat("delta_utility", du), **_csv_stat("delta_privacy", dp),
+                    **_csv_stat("tradeoff", to), "favourable": str(favourable).lower(),
+                    "flag": flag})
+        name = _unique(f"tradeoff_{slug(sens)}", used)
+        title = f"{title_prefix}Privacy-utility trade-off, sensitivity approach: {sens}"
+        tables.append(Table(name, title, ["Mapping", "Mechanism", "Model", "Dataset", "ε",
+                                          "Attribute", "Change in Utility", "Change in Privacy",
+                                          "Trade-off", "n", "Flag"],
+                            rows, records, list(TRADEOFF_NOTES), align="llllrlrrrrl", merge=4))
+    return tables
+
+
+def _csv_stat(name: str, s: Stat | None) -> dict[str, str]:
+    return {f"{name}_mean": csv_num(s.mean if s else None),
+            f"{name}_std": csv_num(s.std if s else None)}
+
+
+def _unique(name: str, used: set[str]) -> str:
+    base, i = name, 2
+    while name in used:
+        name, i = f"{base}_{i}", i + 1
+    used.add(name)
+    return name
+
+
+# --------------------------------------------------------------------------------------------
+# Rewrite tables (Huang et al. 2024, Tables 1–3)
+# --------------------------------------------------------------------------------------------
+
+REWRITE_METRICS: tuple[tuple[str, str, int, float], ...] = (
+    ("n_w", "N_w", 3, 1.0),
+    ("rouge1", "ROUGE-1", 3, 1.0),
+    ("bleu", "BLEU", 2, 100.0),
+    ("bertscore", "BERTScore", 3, 1.0),
+)
+"""(key in ``metrics.rewrite``, label, decimals, value of the identity rewrite)."""
+
+
+def higher_is_better(metric: str) -> bool:
+    """Direction of a metric from :data:`bench.metrics.METRICS` (loss: lower is better)."""
+    if "loss" in metric:
+        return False
+    try:
+        from bench.metrics import METRICS
+
+        return bool(METRICS.get(metric).higher_is_better)
+    except Exception:  # noqa: BLE001 - an unregistered metric: assume higher is better
+        return True
+
+
+def _loss(m: Mapping[str, Any]) -> Any:
+    for path in (("utility", "loss"), ("rewrite", "loss"), ("utility", "test_loss")):
+        v = dig(m, *path)
+        if v is not None:
+            return v
+    return None
+
+
+def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Table]:
+    """Rewrite tables, one per dataset with rewrite metrics.
+
+    Rewrite metrics depend on the privatized corpus, not on the model: configurations that
+    differ only in the model are pooled, one value per seed (the first model's cell). A loss row
+    is added per model that reports one (``utility.loss``).
+
+    Args:
+        groups: aggregated configurations.
+        title_prefix: prepended to each title.
+
+    Returns:
+        Tables named ``rewrite_<dataset>``.
+    """
+    by_ds: dict[str, list[Group]] = {}
+    for g in groups:
+        by_ds.setdefault(g.config.dataset, []).append(g)
+    tables, used = [], set()
+    for ds in sorted(by_ds):
+        gs = by_ds[ds]
+        priv = [g for g in gs if not g.config.is_baseline
+                and any("rewrite" in r.metrics for r in g.records)]
+        if not priv:
+            continue
+        vary_sens = len({g.config.sensitivity for g in priv}) > 1
+        vary_map = len({g.config.mapping for g in priv}) > 1
+
+        def mech_label(g: Group, vary_sens: bool = vary_sens, vary_map: bool = vary_map) -> str:
+            lab = g.config.mechanism
+            if vary_sens:
+                lab += f" sens={g.config.sensitivity}"
+            if vary_map:
+                lab += f" map={g.config.mapping}"
+            return lab
+
+        # columns: (mechanism label, eps) -> {seed: record}, pooled over models
+        cols: dict[tuple[str, float], dict[int, CellRecord]] = {}
+        loss_by: dict[tuple[str, str, float], list[CellRecord]] = {}
+        for g in sorted(priv, key=lambda g: (mech_label(g), g.config.epsilon, g.config.model)):
+            key = (mech_label(g), g.config.epsilon)
+            for r in g.records:
+                if "rewrite" in r.metrics:
+                    cols.setdefault(key, {}).setdefault(r.seed, r)
+                loss_by.setdefault((g.config.model, *key), []).append(r)
+        col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
+        base = {g.config.model: g for g in gs if g.config.is_baseline}
+        models = sorted({g.config.model for g in gs
+                         if any(_loss(r.metrics) is not None for r in g.records)})
+        columns = ["Metric", "Original ε=∞"] + [f"{m} ε={fmt_eps(e)}" for m, e in col_keys]
+        groups_hdr = [("", 1), ("Original", 1)]
+        for m, _e in col_keys:
+            if groups_hdr[-1][0] == m:
+                groups_hdr[-1] = (m, groups_hdr[-1][1] + 1)
+            else:
+                groups_hdr.append((m, 1))
+        sub = ["Privacy budget ε", "∞"] + [fmt_eps(e) for _m, e in col_keys]
+        rows, records = [], []
+        metric_rows: list[tuple[str, str, int, Stat | None, list[Stat | None]]] = []
+        for key, label, digits, ident in REWRITE_METRICS:
+            stats = [stat(r.metrics["rewrite"].get(key) for r in cols[k].values())
+                     for k in col_keys]
+            if all(s is None for s in stats):
+                continue
+            metric_rows.append((key, label, digits, Stat(ident, None, 0), stats))
+        for model in models:
+            stats = [stat(_loss(r.metrics) for r in loss_by.get((model, *k), []))
+                     for k in col_keys]
+            bs = base[model].stat(_loss) if model in base else None
+            metric_rows.append(("loss", f"Loss ({model})", 3, bs, stats))
+        for key, label, digits, orig, stats in metric_rows:
+            hib = higher_is_better(key)
+            shown = [fmt_stat(s, digits) for s in stats]
+            best: set[int] = set()
+            for eps in sorted({e for _m, e in col_keys}):
+                idx = [i for i, (_m, e) in enumerate(col_keys) if e == eps
+                       and stats[i] is not None]
+                if len(idx) < 2:
+                    continue
+                vals = {i: float(_round_text(stats[i].mean, digits, False)) for i in idx}
+                target = max(vals.values()) if hib else min(vals.values())
+                best |= {i for i, v in vals.items() if v == target}
+            orig_text = DASH if orig is None else (
+                _round_text(orig.mean, digits, False) + ("" if orig.n else " (identity)"))
+            arrow = "↑" if hib else "↓"
+            rows.append([Value(f"{label} {arrow}"), Value(orig_text)]
+                        + [Value(t, bold=i in best) for i, t in enumerate(shown)])
+            for i, (m, e) in enumerate(col_keys):
+                s = stats[i]
+                records.append({"dataset": ds, "metric": label, "higher_is_better":
+                                str(hib).lower(), "mechanism": m,
+                                "epsilon": fmt_eps(e).replace("∞", "inf"),
+                                "mean": csv_num(s.mean if s else None),
+                                "std": csv_num(s.std if s else None),
+                                "n_seeds": str(s.n if s else 0),
+                                "best": str(i in best).lower(),
+                                "original": csv_num(orig.mean if orig else None)})
+        notes = [("Rewrite metrics between the original and the privatized test documents "
+                 "(Huang et al. 2024, Sec. 6): N_w = fraction of words unchanged, ROUGE-1 recall "
+                 "and BERTScore F1 in [0, 1], corpus BLEU in [0, 100]."),
+                 ("Original: the unprivatized text compared with itself (identity values, not "
+                 "measured); loss: the baseline model's. Bold: best value per ε (where at least "
+                 "two mechanisms share that ε). Values: mean ± sample std over seeds.")]
+        n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0))
+                         for c in cols.values() for r in c.values()})
+        if n_docs:
+            notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")
+        name = _unique(f"rewrite_{slug(ds)}", used)
+        tables.append(Table(name, f"{title_prefix}Rewrite metrics, dataset: {ds}", columns,
+                            rows, records, notes, groups=groups_hdr, sub_columns=sub))
+    return tables
+
+
+# --------------------------------------------------------------------------------------------
+# Guarantee table (Riecker 2023, Table 5.2)
+# --------------------------------------------------------------------------------------------
+
+
+def privatizer_of(rec: CellRecord) -> tuple[dict[str, Any] | None, str]:
+    """The privatizer description of a cell and where it came from.
+
+    Looks in ``metrics.privatization.privatizer``, then in the runner's cache
+    (``<results>/cache/privatized/<privatization hash>/stats.json``).
+
+    Returns:
+        ``(privatizer dict or None, "metrics" | "cache" | "")``.
+    """
+    p = dig(rec.metrics, "privatization", "privatizer")
+    if isinstance(p, Mapping):
+        return dict(p), "metrics"
+    try:
+        from bench.grid import Cell, privatization_hash
+
+        key = privatization_hash(Cell.from_spec(rec.spec), rec.dataset_hash or None)
+    except Exception:  # noqa: BLE001 - a spec this suite version cannot read
+        return None, ""
+    f = rec.folder.parent.parent / "cache" / "privatized" / key / "stats.json"
+    try:
+        p = json.loads(f.read_text(encoding="utf-8")).get("privatizer")
+    except (OSError, ValueError):
+        return None, ""
+    return (dict(p), "cache") if isinstance(p, Mapping) else (None, "")
+
+
+def _g4(v: Any) -> str:
+    f = to_float(v)
+    if isinstance(v, bool) or (math.isnan(f) and not isinstance(v, (int, float))):
+        return str(v).lower() if isinstance(v, bool) else str(v)
+    if math.isinf(f):
+        return "∞"
+    return f"{f:.4g}"
+
+
+def describe_guarantee(g: Mapping[str, Any] | None) -> str:
+    """Guarantee with a symbolic ε: ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``, ``ε·d metric DP``."""
+    if not g:
+        return DASH
+    kind = g.get("kind")
+    if kind == "none":
+        return "none"
+    m = to_float(g.get("multiplier"), 1.0)
+    eps = "ε" if m == 1 else f"{m:.4g}·ε"
+    delta = to_float(g.get("delta"), 0.0)
+    l10 = g.get("log10_delta")
+    dl = f"1e{to_float(l10):.1f}" if l10 is not None else f"{delta:.3g}"
+    has_delta = delta > 0 or l10 is not None
+    if kind == "pure":
+        text = f"{eps}-DP"
+    elif kind == "approx":
+        text = f"({eps}, δ={dl})-DP"
+    else:
+        text = f"{eps}·d metric DP" if not has_delta else f"({eps}·d, δ={dl}) metric DP"
+        if g.get("metric"):
+            text += f" [{g['metric']}]"
+    return text
+
+
+def _bound_text(sens: Mapping[str, Any] | None) -> str:
+    if not sens:
+        return DASH
+    b = to_float(sens.get("bound"))
+    text = "Δ = ∞ (unbounded)" if math.isinf(b) else (f"Δ ≤ {b:.4g}" if math.isfinite(b)
+                                                       else DASH)
+    d = to_float(sens.get("delta"), 0.0)
+    if d > 0:
+        text += f" w.p. 1−δ, δ={d:.3g}"
+    if sens.get("proven") is False:
+        text += " (estimated)"
+    return text
+
+
+def _noise_params(rec: CellRecord, priv: Mapping[str, Any] | None) -> dict[str, str]:
+    if priv is not None:
+        mech = {k: v for k, v in (priv.get("mechanism") or {}).items()
+                if k not in ("name", "version", "epsilon")}
+        out = {k: _g4(v) for k, v in mech.items()}
+        dim = dig(priv, "sensitivity", "out_dim")
+        if dim is not None:
+            out["d"] = _g4(dim)
+        return out
+    params = (rec.spec.get("mechanism") or {}).get("params") or {}
+    return {k: _g4(v) + " (spec)" for k, v in params.items()}
+
+
+def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
+    """Theoretical guarantees per sensitivity approach × mechanism (Riecker 2023, Table 5.2).
+
+    Noise parameters come from the privatizer description the runner cached
+    (:func:`privatizer_of`), else from the spec (marked ``(spec)``). Parameters that depend on ε
+    (or differ between datasets) are listed per ε.
+
+    Args:
+        groups: aggregated configurations.
+        title_prefix: prepended to the title.
+
+    Returns:
+        The table ``guarantees``.
+    """
+    by_key: dict[tuple[str, str], list[tuple[float, CellRecord]]] = {}
+    for g in groups:
+        if g.config.is_baseline:
+            continue
+        for r in g.records:
+            by_key.setdefault((g.config.sensitivity, g.config.mechanism), []).append(
+                (g.config.epsilon, r))
+    rows, records = [], []
+    for (sens, mech) in sorted(by_key):
+        items = sorted(by_key[(sens, mech)], key=lambda t: (t[0], t[1].seed, t[1].hash))
+        bounds, guars, proven, reasons, sources = [], [], [], [], set()
+        noise: dict[str, list[tuple[float, str]]] = {}
+        for eps, r in items:
+            priv, src = privatizer_of(r)
+            sources.add(src or "spec")
+            _add(bounds, _bound_text(priv.get("sensitivity") if priv else None))
+            g = r.metrics.get("guarantee") or dig(r.metrics, "privatization", "guarantee")
+            _add(guars, describe_guarantee(g))
+            if g:
+                ok = g.get("proven") is not False
+                _add(proven, "proven" if ok else "estimated from data")
+                if not ok and g.get("reason"):
+                    _add(reasons, str(g["reason"]))
+            for k, v in _noise_params(r, priv).items():
+                if (eps, v) not in noise.setdefault(k, []):
+                    noise[k].append((eps, v))
+        bounds = [b for b in bounds if b != DASH] or [DASH]
+        guars = [g for g in guars if g != DASH] or [DASH]
+        parts = []
+        for k in sorted(noise):
+            vals = noise[k]
+            if len({v for _e, v in vals}) == 1:
+                parts.append(f"{k} = {vals[0][1]}")
+            else:
+                parts.append(f"{k} = " + ", ".join(f"{v} (ε={fmt_eps(e)})" for e, v in vals))
+        noise_text = "; ".join(parts) or DASH
+        status = " / ".join(proven) or DASH
+        if reasons:
+            status += ": " + "; ".join(reasons)
+        rows.append([Value(sens), Value(" / ".join(bounds)), Value(mech), Value(noise_text),
+                     Value(" / ".join(guars)), Value(status)])
+        records.append({"sensitivity": sens, "sensitivity_bound": " / ".join(bounds),
+                        "mechanism": mech, "noise_parameters": noise_text,
+                        "guarantee": " / ".join(guars), "proven": status,
+                        "source": "+".join(sorted(sources)), "n_cells": str(len(items))})
+    notes = [("Guarantee per token, with ε the configured budget (Riecker 2023, Table 5.2; "
+             "Eq. 5.1 for the multiplier of a sensitivity bound the noise is not calibrated "
+             "to). \"estimated from data\": a bound in the guarantee is estimated, not proven."),
+             ("Noise parameters: as used by the runs (cached privatizer description); d = "
+             "dimension after the sensitivity transform; \"(spec)\": only the configured "
+             "parameters were available.")]
+    return Table("guarantees", f"{title_prefix}Theoretical privacy guarantees",
+                 ["Sensitivity approach", "Sensitivity bound", "Mechanism", "Noise parameters",
+                  "Privacy guarantee", "Proven"], rows, records, notes, align="llllll", merge=2)
+
+
+def _add(lst: list[str], item: str) -> None:
+    if item not in lst:
+        lst.append(item)

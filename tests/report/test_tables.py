@@ -1,0 +1,243 @@
+"""Report tables on the hand-made fixture results: exact Markdown/CSV, bold, flags, mixing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.report import ReportError, build_report, cli_report, group_cells, load_results
+from bench.report.tables import guarantee_table, rewrite_tables, tex_escape, tradeoff_tables
+
+NOTES = """
+Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = \
+macro-F1 of the utility model, privacy = 1 − macro-F1 of the attribute adversary; trade-off = \
+Δutility + Δprivacy (Riecker 2023, Sec. 4.2).  
+Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model or adversary); \
+such rows are kept and flagged (the thesis leaves them out). Values: mean ± sample std over n \
+seeds."""
+
+TRADEOFF_NONE_MD = """\
+# Privacy-utility trade-off, sensitivity approach: none
+
+| Mapping | Mechanism | Model | Dataset | ε | Attribute | Change in Utility | Change in Privacy \
+| Trade-off | n | Flag |
+|:---|:---|:---|:---|---:|:---|---:|---:|---:|---:|:---|
+| nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | — | — | — | 1 | no baseline |
+|  |  |  | bbc(suite=0.1.0) | 1 | entities | -0.200 ± 0.000 | +0.250 ± 0.071 \
+| **+0.050 ± 0.071** | 2 |  |
+|  |  |  |  | 10 | entities | -0.025 ± 0.035 | -0.025 ± 0.035 | -0.050 ± 0.071 | 2 |  |
+| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | -0.600 ± 0.141 | +0.400 ± 0.000 \
+| -0.200 ± 0.141 | 2 | utility ≈ chance (1/2 seeds) |
+|  |  |  |  | 10 | entities | +0.000 ± 0.000 | +0.050 ± 0.000 | **+0.050 ± 0.000** | 2 \
+| adversary ≈ chance (2/2 seeds) |
+""" + NOTES + """  
+Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are \
+labelled suite=&lt;version&gt;
+"""
+
+TRADEOFF_NONE_CSV = """\
+sensitivity,mapping,mechanism,model,dataset,epsilon,attribute,suite_version,n_seeds,seeds,\
+delta_utility_mean,delta_utility_std,delta_privacy_mean,delta_privacy_std,tradeoff_mean,\
+tradeoff_std,favourable,flag
+none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,0.0.9,1,0,,,,,,,false,no baseline
+none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,0.1.0,2,0 1,-0.200000,0.000000,0.250000,\
+0.070711,0.050000,0.070711,true,
+none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,0.1.0,2,0 1,-0.025000,0.035355,-0.025000,\
+0.035355,-0.050000,0.070711,false,
+none,none,tem,lstm,bbc(suite=0.1.0),1,entities,0.1.0,2,0 1,-0.600000,0.141421,0.400000,\
+0.000000,-0.200000,0.141421,false,utility ≈ chance (1/2 seeds)
+none,none,tem,lstm,bbc(suite=0.1.0),10,entities,0.1.0,2,0 1,0.000000,0.000000,0.050000,\
+0.000000,0.050000,0.000000,true,adversary ≈ chance (2/2 seeds)
+"""
+
+REWRITE_ROWS = """\
+| Metric | Original ε=∞ | mvl map=nearest ε=1 | mvl map=nearest ε=10 | tem map=none ε=1 \
+| tem map=none ε=10 |
+|:---|---:|---:|---:|---:|---:|
+| N\\_w ↑ | 1.000 (identity) | 0.350 ± 0.071 | 0.850 ± 0.071 | **0.500 ± 0.000** \
+| **0.900 ± 0.071** |
+| ROUGE-1 ↑ | 1.000 (identity) | 0.550 ± 0.071 | **0.900 ± 0.071** | **0.650 ± 0.071** \
+| **0.900 ± 0.000** |
+| BLEU ↑ | 100.00 (identity) | 25.00 ± 7.07 | 65.00 ± 7.07 | **30.00 ± 7.07** \
+| **70.00 ± 7.07** |
+| BERTScore ↑ | 1.000 (identity) | **0.750 ± 0.071** | **0.925 ± 0.035** | **0.750 ± 0.000** \
+| **0.925 ± 0.035** |
+"""
+
+GUARANTEE_ROWS = """\
+| Sensitivity approach | Sensitivity bound | Mechanism | Noise parameters | Privacy guarantee \
+| Proven |
+|:---|:---|:---|:---|:---|:---|
+| none | Δ = ∞ (unbounded) | mvl | calibrate = false; d = 50 | ε·d metric DP [euclidean \
+(original embedding space)] | proven |
+|  | — | tem | beta = 0.001 (spec) | ε·d metric DP [euclidean (original embedding space)] \
+| proven |
+| unit\\_norm | Δ ≤ 2.535 (estimated) | mvl | calibrate = false; d = 50 | 2.535·ε·d metric DP \
+[euclidean (original embedding space)] | estimated from data: minimum distance estimated on \
+the vocabulary |
+"""
+
+
+def test_tradeoff_table_exact(report) -> None:
+    _summary, out = report
+    assert (out / "tables" / "tradeoff_none.md").read_text() == TRADEOFF_NONE_MD
+    assert (out / "tables" / "tradeoff_none.csv").read_text() == TRADEOFF_NONE_CSV
+
+
+def test_tradeoff_bold_and_flags_only_where_they_belong(report) -> None:
+    _summary, out = report
+    md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
+    # +0.000 is not favourable (> 0 after rounding): not bold
+    assert "| -0.020 | +0.020 | +0.000 | 1 |  |" in md
+    assert "**" not in md
+    tex = (out / "tables" / "tradeoff_none.tex").read_text()
+    assert tex.count("\\textbf{") == 2
+    assert "\\textbf{+0.050 \\ensuremath{\\pm} 0.071}" in tex
+    assert "$$" not in tex
+
+
+def test_rewrite_table_best_per_epsilon(report) -> None:
+    _summary, out = report
+    md = (out / "tables" / "rewrite_bbc_suite-0.1.0.md").read_text()
+    assert REWRITE_ROWS in md
+    tex = (out / "tables" / "rewrite_bbc_suite-0.1.0.tex").read_text()
+    assert "\\multicolumn{2}{c}{mvl map=nearest}" in tex
+    csv = (out / "tables" / "rewrite_bbc_suite-0.1.0.csv").read_text().splitlines()
+    assert csv[0] == "dataset,metric,higher_is_better,mechanism,epsilon,mean,std,n_seeds,best,original"
+    assert "bbc(suite=0.1.0),N_w,true,tem map=none,1,0.500000,0.000000,2,true,1.000000" in csv
+
+
+def test_guarantee_table(report) -> None:
+    _summary, out = report
+    assert GUARANTEE_ROWS in (out / "tables" / "guarantees.md").read_text()
+
+
+def test_failed_and_mixed_versions_reported(report) -> None:
+    summary, out = report
+    assert summary.n_cells == 12 and summary.n_groups == 7
+    assert summary.failed == ["bbc:model=lstm,mech=truncated_gumbel,sens=none,map=none,eps=1,seed=0"]
+    text = summary.text()
+    assert "1 failed" in text and "FAILED bbc:model=lstm,mech=truncated_gumbel" in text
+    assert "2 suite versions (0.0.9, 0.1.0)" in text
+    index = (out / "index.md").read_text()
+    assert "## Failed cells" in index and "undefined below eps ~ 76" in index
+    assert "## Warnings" in index
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["cells"] == 12 and metrics["failed"] == 1
+    key = "bbc(suite=0.1.0) | lstm | mvl | sens=none | map=nearest | eps=1 | suite=0.1.0"
+    assert metrics["by_configuration"][key]["tradeoff_entities"] == 0.05
+
+
+def test_data_hash_conflict_kept_apart(results: Path, tmp_path: Path) -> None:
+    cells = results / "cells"
+    src = next(p for p in sorted(cells.iterdir())
+               if (p / "spec.json").is_file()
+               and json.loads((p / "spec.json").read_text())["mechanism"]["name"] == "tem")
+    dst = cells / "ffffffffffffffff"
+    shutil.copytree(src, dst)
+    for name in ("spec.json", "metrics.json"):
+        d = json.loads((dst / name).read_text())
+        d["dataset_hash"] = "b2" * 32
+        (dst / name).write_text(json.dumps(d))
+    groups, warnings = group_cells(load_results(results).cells)
+    assert any("2 different data versions" in w for w in warnings)
+    labels = {g.config.dataset for g in groups}
+    assert "bbc(data=b2b2b2b2, suite=0.1.0)" in labels
+    assert "bbc(data=a1a1a1a1, suite=0.1.0)" in labels
+
+
+def test_byte_identical_regeneration(results: Path, tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    build_report(results, a)
+    build_report(results, b)
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert len(files) >= 15
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    build_report(results, a)  # rebuilding in place gives the same bytes again
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_builders_directly(results: Path) -> None:
+    groups, _ = group_cells(load_results(results).cells)
+    assert [t.name for t in tradeoff_tables(groups)] == ["tradeoff_none", "tradeoff_unit_norm"]
+    assert [t.name for t in rewrite_tables(groups)] == ["rewrite_bbc_suite-0.1.0"]
+    assert guarantee_table(groups).name == "guarantees"
+
+
+def test_privatizer_read_from_runner_cache(tmp_path: Path) -> None:
+    from bench.grid import load_grid, privatization_hash
+    from bench.report.results import CellRecord
+    from bench.report.tables import privatizer_of
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text("name: g\naxes: {dataset: [bbc], model: [bow], mechanism: [tem], "
+                    "epsilon: [2]}\n")
+    cell = next(c for c in load_grid(grid).cells if not c.is_baseline)
+    folder = tmp_path / "results" / "cells" / "x"
+    folder.mkdir(parents=True)
+    key = privatization_hash(cell, "d" * 64)
+    stats = tmp_path / "results" / "cache" / "privatized" / key / "stats.json"
+    stats.parent.mkdir(parents=True)
+    stats.write_text(json.dumps({"privatizer": {"mechanism": {"name": "tem", "gamma": 4.5}}}))
+    rec = CellRecord("x", cell.spec() | {"dataset_hash": "d" * 64}, {}, folder)
+    priv, source = privatizer_of(rec)
+    assert source == "cache" and priv["mechanism"]["gamma"] == 4.5
+
+
+def test_grid_filter(tmp_path: Path) -> None:
+    from bench.grid import load_grid
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text("name: g\naxes: {dataset: [bbc], model: [bow], mechanism: [tem], "
+                    "epsilon: [2]}\n")
+    other = tmp_path / "o.yaml"
+    other.write_text("name: o\naxes: {dataset: [bbc], model: [bow], mechanism: [tem], "
+                     "epsilon: [3]}\n")
+    results = tmp_path / "results"
+    for i, c in enumerate(load_grid(grid).cells + load_grid(other).cells):
+        f = results / "cells" / f"{i:016x}"
+        f.mkdir(parents=True)
+        (f / "spec.json").write_text(json.dumps(c.spec() | {"name": c.name}))
+        (f / "metrics.json").write_text(json.dumps({"utility": {"macro_f1": 0.5}}))
+    assert len(load_results(results).cells) == 4
+    kept = load_results(results, grid)
+    # the baseline is a cell of both grids (same spec): both copies match
+    assert kept.grid == "g" and len(kept.cells) == 3
+    assert {r.epsilon for r in kept.cells} == {2.0, float("inf")}
+    with pytest.raises(ReportError, match="not found"):
+        load_results(results, tmp_path / "missing.yaml")
+
+
+def test_errors(tmp_path: Path, results: Path) -> None:
+    with pytest.raises(ReportError, match="no results under"):
+        cli_report(tmp_path / "nothing", tmp_path / "out")
+    keep = tmp_path / "mine"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("precious")
+    with pytest.raises(ReportError, match="not part of a report"):
+        cli_report(results, keep)
+    assert (keep / "notes.txt").read_text() == "precious"
+    assert "12 cells" in cli_report(results)  # default out: <results>/report
+    assert (results / "report" / "leaderboard.html").is_file()
+
+
+def test_module_entry_point(results: Path, tmp_path: Path, capsys) -> None:
+    from bench.report.__main__ import main
+
+    assert main(["--results", str(results), "--out", str(tmp_path / "r")]) == 0
+    assert "12 cells in 7 configurations" in capsys.readouterr().out
+    assert main(["--results", str(tmp_path / "none")]) == 2
+    assert "error: no results under" in capsys.readouterr().err
+
+
+def test_tex_escape() -> None:
+    assert tex_escape("a_b & 50% #1 {x} ~ ^ \\ <s>") == (
+        "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} "
+        "\\textbackslash{} \\textless{}s\\textgreater{}")
+    assert tex_escape("ε·d") == "\\ensuremath{\\varepsilon}\\ensuremath{\\cdot}d"
