@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.mechanisms import laplace, selection  # noqa: F401  (registration)
+from bench.mechanisms import extra, laplace, selection  # noqa: F401  (registration)
 from bench.mechanisms.base import MECHANISMS, AdditiveMechanism, Mechanism, SelectionMechanism
 
 

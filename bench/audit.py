@@ -1,0 +1,610 @@
+"""Empirical privacy audit (``bench audit``): a statistical lower bound on a configuration's
+privacy loss, compared with the guarantee it claims.
+
+For word pairs (w, w′) of the public vocabulary (nearest, random, far and frequent pairs) the
+mechanism runs many times on each word (vectorised). Every check compares the probabilities of
+an *event* S of the output under the two inputs: a Clopper–Pearson lower bound on P(M(w) ∈ S)
+and an upper bound on P(M(w′) ∈ S) give a lower confidence bound on the privacy loss
+ln(P/P′), which must not exceed the claim — ε·d(w, w′)·multiplier for metric DP (or the
+tighter claim in the space the mechanism runs in, see :func:`pair_claim`), ε for pure DP, ε with
+δ subtracted from P for (ε, δ)-DP. Any event is allowed (post-processing), so:
+
+- discrete outputs (selection mechanisms; additive mechanisms after their nearest mapping): the
+  single output words and the union of the high-ratio words;
+- vector outputs (additive mechanisms before the mapping): tails of two statistics, the
+  projection (z − x)·v onto v = (x′ − x)/‖x′ − x‖ and the distance difference
+  ‖z − x′‖ − ‖z − x‖ (the likelihood-ratio statistic of isotropic metric mechanisms);
+- independence per occurrence: the joint output of the two-token call [w, w] vs [w, w′]
+  (composition bounds it by the single-token claim); one noise vector shared across tokens
+  makes the difference of the two outputs deterministic and is caught;
+- OOV: a made-up token is privatized through the Privatizer; coming back unchanged is an event
+  that no vocabulary word's input can produce.
+
+Events are *chosen* on one half of the draws and *tested* on the other half, and every test runs
+at level α/M (Bonferroni over all M events of all checks, α = 1 − confidence), so the whole
+report's chance of a false VIOLATION is ≤ α. An audit can only find violations, never prove a
+guarantee: PASS means "no evidence against the claim at this sample size".
+
+Status files (for the leaderboard): :func:`write_audit_status` writes
+``results/audit/<key>.json`` (format in :func:`audit_status` and ``docs/audit.md``).
+
+Example:
+    >>> report = run_audit("mvl", 1.0, vocab_size=2000, pairs=2, draws=20_000)
+    >>> print(report.table()); report.passed
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from bench.embeddings import Embedding, load_embedding
+from bench.privatize import Privatizer
+
+logger = logging.getLogger(__name__)
+
+AUDIT_FORMAT = "bench-audit/1"
+OOV_PROBE = "zzqx-audit-oov-token"
+N_QUANTILES = (0.001, 0.005, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98, 0.995, 0.999)
+EVENTS_PER_DIRECTION = 4
+MAPPED_DRAWS = 40_000  # draws per input of the words check after an additive mechanism's mapping
+
+
+# ----------------------------------------------------------------------------- statistics
+
+def cp_lower(k: np.ndarray, n: int, a: float) -> np.ndarray:
+    """One-sided Clopper–Pearson lower bound on a binomial p at level ``a`` (0 for k = 0)."""
+    k = np.asarray(k, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out = stats.beta.ppf(a, k, n - k + 1)
+    return np.where(k > 0, out, 0.0)
+
+
+def cp_upper(k: np.ndarray, n: int, a: float) -> np.ndarray:
+    """One-sided Clopper–Pearson upper bound on a binomial p at level ``a`` (1 for k = n)."""
+    k = np.asarray(k, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        out = stats.beta.ppf(1.0 - a, k + 1, n - k)
+    return np.where(k < n, out, 1.0)
+
+
+# --------------------------------------------------------------------------------- records
+
+@dataclass
+class AuditRow:
+    """One check of one word pair (the best event found for it)."""
+
+    check: str
+    """``words`` (discrete outputs), ``vectors`` (before mapping), ``joint`` (two tokens in one
+    call) or ``oov`` (out-of-vocabulary pass-through)."""
+    kind: str
+    """Pair category: nearest, random, far, frequent (or oov)."""
+    pair: tuple[str, str]
+    """The two input words (w, w′)."""
+    distance: float
+    """Euclidean distance of the pair in the original embedding space."""
+    claimed: float
+    """The claimed bound on ln(P/P′) for this pair (``inf`` when the claim does not cover it)."""
+    lower_bound: float
+    """Largest lower confidence bound on ln(P(M(w)∈S)/P(M(w′)∈S)) over the tested events."""
+    status: str
+    """``PASS`` or ``VIOLATION``."""
+    evidence: str
+    """The event with the largest lower bound and its counts."""
+    n_events: int = 0
+    """Events tested for this row (part of the Bonferroni count)."""
+
+    @property
+    def excess(self) -> float:
+        """lower_bound − claimed (> 0 is a violation)."""
+        return self.lower_bound - self.claimed
+
+
+@dataclass
+class AuditReport:
+    """The result of :func:`run_audit`."""
+
+    mechanism: str
+    epsilon: float
+    params: dict
+    sensitivity: str
+    guarantee: str
+    vocab_size: int
+    draws: int
+    confidence: float
+    n_tests: int
+    rows: list[AuditRow] = field(default_factory=list)
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[AuditRow]:
+        """The rows whose lower bound exceeds the claim."""
+        return [r for r in self.rows if r.status == "VIOLATION"]
+
+    @property
+    def passed(self) -> bool:
+        """No violation at the report's confidence."""
+        return not self.violations
+
+    @property
+    def key(self) -> str:
+        """File-name-safe configuration key (see :func:`audit_key`)."""
+        return audit_key(self.mechanism, self.epsilon, self.params, self.sensitivity)
+
+    def max_excess(self) -> float:
+        """Largest lower_bound − claimed over all rows (−inf without rows)."""
+        finite = [r.excess for r in self.rows if math.isfinite(r.claimed)]
+        return max(finite) if finite else -math.inf
+
+    def table(self) -> str:
+        """The human-readable report."""
+        head = [
+            f"bench audit: {self.mechanism} eps={self.epsilon:g} params={self.params or {}} "
+            f"sensitivity={self.sensitivity}",
+            f"claimed: {self.guarantee}",
+            f"vocabulary: glove-6b-50d first {self.vocab_size:,} words; draws per input: "
+            f"{self.draws:,} (half choose events, half test them); confidence "
+            f"{self.confidence:g}, Bonferroni over {self.n_tests} events",
+        ]
+        rows = [("check", "pair", "words", "d", "claimed", "emp. lower", "status", "evidence")]
+        for r in self.rows:
+            rows.append((r.check, r.kind, f"{r.pair[0]}/{r.pair[1]}", f"{r.distance:.3f}",
+                         _fmt(r.claimed), _fmt(r.lower_bound), r.status, r.evidence))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        body = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        verdict = (f"VIOLATION: {len(self.violations)} of {len(self.rows)} checks exceed the claim"
+                   if self.violations else
+                   f"PASS: no check exceeds the claim (largest lower bound − claim: "
+                   f"{_fmt(self.max_excess())})")
+        return "\n".join(head + [""] + body + [""] + self.notes + [verdict, ""])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable report (no text of any private corpus: vocabulary words only)."""
+        out = asdict(self)
+        out["rows"] = [{**asdict(r), "excess": r.excess} for r in self.rows]
+        return _jsonable(out)
+
+
+def _fmt(x: float) -> str:
+    if x == math.inf:
+        return "inf"
+    if x == -math.inf:
+        return "-inf"
+    return f"{x:.3f}"
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.floating, float)):
+        v = float(obj)
+        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+# --------------------------------------------------------------------------- claims, pairs
+
+def pair_claim(privatizer: Privatizer, a: int, b: int) -> tuple[float, float]:
+    """(claimed bound on the privacy loss for inputs a vs b, δ that goes with it).
+
+    Metric DP: the guarantee's ε·multiplier·d(w, w′) in the original space, with its δ; where the
+    mechanism states a tighter claim in the space it runs in (exact, δ = 0) that one is used:
+    ε/Δ_f·d_f for ``mvl``/``privemb`` (Δ_f = 1 uncalibrated), ε·d_f for the selection
+    mechanisms, ε·d_RM for ``mahalanobis``. Pure/approx: ε (δ). A mechanism with ``same_scope``
+    (``custext``) claims nothing (``inf``) for pairs outside its scope.
+    """
+    mech = privatizer.mechanism
+    g = mech.guarantee(privatizer.sensitivity)
+    if hasattr(mech, "same_scope") and not bool(mech.same_scope(np.array([a]),
+                                                                np.array([b]))[0]):
+        return math.inf, 0.0
+    if g.kind in ("pure", "approx"):
+        return g.epsilon, g.delta
+    emb = privatizer.embedding
+    vin = emb.input_vectors()
+    d_orig = float(np.linalg.norm(vin[a] - vin[b]))
+    claim, delta = g.effective_epsilon * d_orig, g.delta
+    xa, xb = mech.inputs[a], mech.inputs[b]
+    if hasattr(mech, "metric_distance"):
+        space = mech.epsilon * float(mech.metric_distance(xa, xb)[0])
+    else:
+        space = mech.epsilon / float(getattr(mech, "scale_factor", 1.0)) * float(
+            np.linalg.norm(xa - xb))
+    if g.proven and space <= claim:
+        claim, delta = space, 0.0
+    elif not g.proven:  # an estimated bound: the exact claim in the mechanism's space is what holds
+        claim, delta = space, 0.0
+    return claim, delta
+
+
+def choose_pairs(privatizer: Privatizer, n_per_kind: int, rng: np.random.Generator,
+                 n_frequent: int = 20) -> list[tuple[str, int, int]]:
+    """Word pairs (kind, a, b): nearest, random, far and frequent pairs of the vocabulary.
+
+    With a scope (``custext``), partners are drawn from the first word's own scope.
+    """
+    emb = privatizer.embedding
+    x = emb.vectors
+    n = emb.size
+    mech = privatizer.mechanism
+    scoped = hasattr(mech, "same_scope")
+    out: list[tuple[str, int, int]] = []
+    firsts = rng.choice(n, size=min(3 * n_per_kind, n), replace=False)
+    for kind in ("nearest", "random", "far", "frequent"):
+        for i in range(n_per_kind):
+            a = int(rng.integers(min(n_frequent, n))) if kind == "frequent" else int(
+                firsts[(("nearest", "random", "far").index(kind) * n_per_kind + i) % len(firsts)])
+            cand = np.arange(n)
+            if scoped:
+                cand = cand[mech.same_scope(np.full(n, a), cand)]
+            elif kind == "frequent":
+                cand = np.arange(min(n_frequent, n))
+            cand = cand[cand != a]
+            if len(cand) == 0:
+                continue
+            d = np.linalg.norm(x[cand] - x[a], axis=1)
+            if kind == "nearest":
+                b = int(cand[np.argmin(d)])
+            elif kind == "far":
+                b = int(cand[np.argmax(d)])
+            else:
+                b = int(rng.choice(cand))
+            out.append((kind, a, b))
+    return out
+
+
+# -------------------------------------------------------------------------------- events
+
+@dataclass
+class _Candidate:
+    row: int
+    name: str
+    forward: bool  # True: test P(M(a) ∈ S) / P(M(b) ∈ S); False: the reverse
+    in_a: np.ndarray  # membership of the test-half outputs of a in S
+    in_b: np.ndarray
+
+
+def _discrete_events(ya_sel, yb_sel, ya_test, yb_test, claim, row, label) -> list[_Candidate]:
+    """Singletons and the high-ratio union, chosen on the selection half."""
+    vals, inv = np.unique(np.concatenate([ya_sel, yb_sel]), return_inverse=True)
+    ca = np.bincount(inv[: len(ya_sel)], minlength=len(vals))
+    cb = np.bincount(inv[len(ya_sel):], minlength=len(vals))
+    out = []
+    for forward in (True, False):
+        num, den = (ca, cb) if forward else (cb, ca)
+        score = np.log((num + 0.5) / (den + 0.5))
+        order = np.argsort(-score, kind="stable")
+        chosen = [o for o in order[:EVENTS_PER_DIRECTION] if num[o] > 0]
+        for o in chosen:
+            v = vals[o]
+            out.append(_Candidate(row, f"{label}={v}", forward, ya_test == v, yb_test == v))
+        union = vals[(score > min(claim, 50.0)) & (num > 0)] if math.isfinite(claim) else vals[
+            num > den]
+        if len(union) > 1:
+            out.append(_Candidate(row, f"{label} in {len(union)} high-ratio outputs", forward,
+                                  np.isin(ya_test, union), np.isin(yb_test, union)))
+    return out
+
+
+def _tail_events(ta_sel, tb_sel, ta_test, tb_test, row, label) -> list[_Candidate]:
+    """Tails {t ≤ q} and {t > q} at pooled quantiles q of the selection half.
+
+    Statistics are rounded to 1e−9 first: the audit tests the mechanism's distribution, not
+    float64 rounding artefacts. (Those do leak — Mironov 2012: unrounded, the event
+    ``|z − x′| − |z − x| > d`` exactly at the extreme d separates two inputs of a correct 1-D
+    Laplace mechanism through the last bits; see docs/audit.md.)
+    """
+    ta_sel, tb_sel, ta_test, tb_test = (np.round(t * 1e9) / 1e9
+                                        for t in (ta_sel, tb_sel, ta_test, tb_test))
+    qs = np.quantile(np.concatenate([ta_sel, tb_sel]), N_QUANTILES)
+    events = []
+    for q in np.unique(qs):
+        for side in ("<=", ">"):
+            sa = ta_sel <= q if side == "<=" else ta_sel > q
+            sb = tb_sel <= q if side == "<=" else tb_sel > q
+            events.append((f"{label}{side}{q:.3g}", q, side, int(sa.sum()), int(sb.sum())))
+    out = []
+    for forward in (True, False):
+        scored = sorted(events, key=lambda e: -math.log(((e[3] if forward else e[4]) + 0.5)
+                                                        / ((e[4] if forward else e[3]) + 0.5)))
+        for name, q, side, na, nb in scored[:EVENTS_PER_DIRECTION]:
+            if (na if forward else nb) == 0:
+                continue
+            ia = ta_test <= q if side == "<=" else ta_test > q
+            ib = tb_test <= q if side == "<=" else tb_test > q
+            out.append(_Candidate(row, name, forward, ia, ib))
+    return out
+
+
+# ---------------------------------------------------------------------------------- audit
+
+def _privatizer(mechanism, epsilon, params, sensitivity, sensitivity_params, vocab_size,
+                embedding, seed, oov) -> Privatizer:
+    from bench.mechanisms import MECHANISMS
+
+    kind = MECHANISMS.get(mechanism).kind
+    emb = embedding if isinstance(embedding, Embedding) else load_embedding(embedding or
+                                                                            "glove-6b-50d",
+                                                                            vocab_size)
+    return Privatizer.build(mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity,
+                            mapping="none" if kind == "selection" else "nearest", seed=seed,
+                            embedding=emb, oov=oov, mechanism_params=params,
+                            sensitivity_params=sensitivity_params)
+
+
+def run_audit(
+    mechanism: str,
+    epsilon: float,
+    *,
+    params: dict | None = None,
+    sensitivity: str = "none",
+    sensitivity_params: dict | None = None,
+    vocab_size: int = 10_000,
+    pairs: int = 2,
+    draws: int = 200_000,
+    joint_calls: int = 2_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    oov: str = "unk",
+    embedding: Embedding | str | None = None,
+    privatizer: Privatizer | None = None,
+    checks: tuple[str, ...] = ("words", "vectors", "joint", "oov"),
+) -> AuditReport:
+    """Audit one mechanism configuration (see the module docstring).
+
+    Args:
+        mechanism: registered mechanism name.
+        epsilon: ε.
+        params: mechanism parameters.
+        sensitivity: sensitivity approach name; ``sensitivity_params`` its parameters.
+        vocab_size: public vocabulary = the first ``vocab_size`` GloVe 6B 50d words.
+        pairs: pairs per category (nearest, random, far, frequent).
+        draws: mechanism runs per input word of each pair (half select events, half test).
+        joint_calls: two-token calls per input pair for the independence check.
+        confidence: 1 − α, the family-wise confidence of the whole report.
+        seed: seeds the mechanism and the pair choice.
+        oov: the Privatizer's OOV policy (``keep`` leaks and is caught).
+        embedding: an :class:`Embedding` (e.g. a small synthetic one) instead of GloVe.
+        privatizer: audit this already built Privatizer instead (e.g. a broken variant).
+        checks: which checks to run.
+
+    Returns:
+        An :class:`AuditReport`; ``report.violations`` lists the rows exceeding the claim.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"audit: confidence must be in (0, 1), got {confidence!r}")
+    if int(draws) < 100 or int(pairs) < 1:
+        raise ValueError("audit: draws must be >= 100 and pairs >= 1")
+    t0 = time.perf_counter()
+    p = privatizer or _privatizer(mechanism, epsilon, params or {}, sensitivity,
+                                  sensitivity_params, vocab_size, embedding, seed, oov)
+    mech = p.mechanism
+    rng = np.random.default_rng([seed, 7])
+    chosen = choose_pairs(p, int(pairs), rng)
+    words = p.embedding.words
+    vin = p.embedding.input_vectors()
+    half = int(draws) // 2
+    rows: list[AuditRow] = []
+    cands: list[_Candidate] = []
+    deltas: list[float] = []
+    notes: list[str] = []
+
+    def add_row(check, kind, a, b, claim, delta):
+        rows.append(AuditRow(check, kind, (words[a] if a < len(words) else "<unk>",
+                                           words[b] if b < len(words) else "<unk>"),
+                             float(np.linalg.norm(vin[a] - vin[b])), claim, -math.inf, "PASS",
+                             "no event observed"))
+        deltas.append(delta)
+        return len(rows) - 1
+
+    for kind, a, b in chosen:
+        claim, delta = pair_claim(p, a, b)
+        if not math.isfinite(claim):
+            continue
+        if "words" in checks:
+            # after a nearest mapping each draw costs a search over |W|: capped
+            hw = half if mech.kind == "selection" else min(half, MAPPED_DRAWS // 2)
+            ya, _ = p.privatize_ids(np.full(2 * hw, a))
+            yb, _ = p.privatize_ids(np.full(2 * hw, b))
+            if ya is not None:
+                r = add_row("words", kind, a, b, claim, delta)
+                cands += _discrete_events(ya[:hw], yb[:hw], ya[hw:], yb[hw:], claim, r, "y")
+        if "vectors" in checks and mech.kind == "additive":
+            za, zb = mech.perturb(np.full(2 * half, a)), mech.perturb(np.full(2 * half, b))
+            xa, xb = mech.prepare(mech.inputs[[a]])[0], mech.prepare(mech.inputs[[b]])[0]
+            v = (xb - xa) / max(np.linalg.norm(xb - xa), 1e-300)
+            r = add_row("vectors", kind, a, b, claim, delta)
+            for label, f in (("proj", lambda z: (z - xa) @ v),
+                             ("ddist", lambda z: np.linalg.norm(z - xb, axis=1)
+                              - np.linalg.norm(z - xa, axis=1))):
+                ta, tb = f(za), f(zb)
+                cands += _tail_events(ta[:half], tb[:half], ta[half:], tb[half:], r, label)
+    if "joint" in checks:
+        near = [(k, a, b) for k, a, b in chosen if k == "nearest"] or chosen[:1]
+        for kind, a, b in near[:1]:
+            claim, delta = pair_claim(p, a, b)  # composition: d(w, w) + d(w, w′) = d(w, w′)
+            if not math.isfinite(claim):
+                continue
+            r = add_row("joint", kind, a, b, claim, delta)
+            n_calls = 2 * (int(joint_calls) // 2)
+            v = mech.inputs[b] - mech.inputs[a]
+            ja, jb = _joint_outputs(p, a, a, n_calls, v), _joint_outputs(p, a, b, n_calls, v)
+            h = n_calls // 2
+            if ja.dtype.kind == "f":
+                cands += _tail_events(ja[:h], jb[:h], ja[h:], jb[h:], r, "diff")
+            else:
+                cands += _discrete_events(ja[:h], jb[:h], ja[h:], jb[h:], claim, r, "pair")
+    if "oov" in checks and p.mapping.outputs_text or "oov" in checks and mech.kind == "selection":
+        cands += _oov_check(p, half, add_row)
+    n_tests = max(len(cands), 1)
+    alpha = (1.0 - confidence) / n_tests / 2.0  # each event: two one-sided intervals
+    for c in cands:
+        num, den = (c.in_a, c.in_b) if c.forward else (c.in_b, c.in_a)
+        n_t = len(num)
+        lo = float(cp_lower(int(num.sum()), n_t, alpha))
+        hi = float(cp_upper(int(den.sum()), len(den), alpha))
+        row = rows[c.row]
+        lo_d = lo - deltas[c.row]
+        bound = math.log(lo_d / hi) if lo_d > 0 else -math.inf
+        row.n_events += 1
+        if bound > row.lower_bound:
+            row.lower_bound = bound
+            direction = "P(w)/P(w')" if c.forward else "P(w')/P(w)"
+            row.evidence = (f"{c.name}: {direction} counts {int(num.sum())}/{n_t} vs "
+                            f"{int(den.sum())}/{len(den)}")
+    for row in rows:
+        row.status = "VIOLATION" if row.lower_bound > row.claimed else "PASS"
+    if hasattr(mech, "same_scope"):
+        notes.append("scope: pairs are drawn within one output set; words of different sets "
+                     "have disjoint outputs and the claim does not cover them")
+    if p.oov == "keep":
+        notes.append("oov policy 'keep': out-of-vocabulary words pass through (no guarantee)")
+    g = p.guarantee()
+    report = AuditReport(mechanism=mech.name, epsilon=mech.epsilon, params=dict(mech.params),
+                         sensitivity=p.sensitivity.name, guarantee=g.describe(),
+                         vocab_size=p.embedding.size, draws=2 * half, confidence=confidence,
+                         n_tests=n_tests, rows=rows, seconds=time.perf_counter() - t0,
+                         notes=notes)
+    logger.info("audit %s: %s in %.1fs", report.key, "PASS" if report.passed else "VIOLATION",
+                report.seconds)
+    return report
+
+
+def _joint_outputs(p: Privatizer, a: int, b: int, n_calls: int, v: np.ndarray) -> np.ndarray:
+    """Outputs of ``n_calls`` separate two-token calls on [a, b].
+
+    Additive mechanisms: (z₂ − z₁)·v for a direction v fixed by the caller (the same for both
+    input pairs; a shared noise vector makes it deterministic); selection: the output pair
+    encoded as one integer.
+    """
+    mech = p.mechanism
+    ids = np.array([a, b])
+    if mech.kind == "additive":
+        out = np.empty(n_calls)
+        for i in range(n_calls):  # separate calls: the independence rule is per call
+            z = mech.perturb(ids)
+            out[i] = (z[1] - z[0]) @ v
+        return out
+    n = p.embedding.size
+    out = np.empty(n_calls, dtype=np.int64)
+    for i in range(n_calls):
+        y, _ = p.privatize_ids(ids)
+        out[i] = y[0] * n + y[1]
+    return out
+
+
+def _oov_check(p: Privatizer, half: int, add_row) -> list[_Candidate]:
+    """An OOV token must never come back: compare it with the vocabulary word nearest <unk>."""
+    emb = p.embedding
+    unk = emb.input_vectors()[emb.size]
+    w = int(np.argmin(np.linalg.norm(emb.vectors - unk, axis=1)))
+    claim, delta = pair_claim(p, emb.unk_id, w)
+    n = min(half, 20_000)
+    out_o = p.privatize([[OOV_PROBE] * (2 * n)]).tokens[0]
+    out_w = p.privatize([[emb.words[w]] * (2 * n)]).tokens[0]
+    r = add_row("oov", "oov", emb.unk_id, w, claim, delta)
+    p_rows = np.array([t == OOV_PROBE for t in out_o])
+    w_rows = np.array([t == OOV_PROBE for t in out_w])
+    return [_Candidate(r, f"output == {OOV_PROBE!r}", True, p_rows[n:], w_rows[n:])]
+
+
+# --------------------------------------------------------------------------- status files
+
+def audit_key(mechanism: str, epsilon: float, params: dict | None, sensitivity: str) -> str:
+    """File-name-safe key of a configuration: ``mvl__eps=1__sens=none`` (+ ``__k=v`` params)."""
+    parts = [mechanism, f"eps={epsilon:g}", f"sens={sensitivity}"]
+    parts += [f"{k}={v}" for k, v in sorted((params or {}).items())]
+    return re.sub(r"[^A-Za-z0-9_.=+-]", "_", "__".join(parts))
+
+
+def audit_status(report: AuditReport) -> dict[str, Any]:
+    """The status record the leaderboard shows (the JSON of ``results/audit/<key>.json``).
+
+    Fields: ``format`` ("bench-audit/1"), ``key``, ``mechanism``, ``epsilon``, ``params``,
+    ``sensitivity``, ``status`` ("PASS" or "VIOLATION"), ``claimed`` (guarantee text),
+    ``confidence``, ``draws``, ``pairs_tested`` (word pairs, the OOV probe not counted), ``n_tests``, ``max_excess`` (largest empirical
+    lower bound minus claim; > 0 only for a violation), ``violations`` (the violating rows),
+    ``rows`` (every row), ``seconds``, ``created`` (UTC ISO time).
+    """
+    return _jsonable({
+        "format": AUDIT_FORMAT, "key": report.key, "mechanism": report.mechanism,
+        "epsilon": report.epsilon, "params": report.params, "sensitivity": report.sensitivity,
+        "status": "PASS" if report.passed else "VIOLATION", "claimed": report.guarantee,
+        "confidence": report.confidence, "draws": report.draws,
+        "pairs_tested": len({(r.kind, r.pair) for r in report.rows if r.check != "oov"}),
+        "n_tests": report.n_tests, "max_excess": report.max_excess(),
+        "violations": [{**asdict(r), "excess": r.excess} for r in report.violations],
+        "rows": [{**asdict(r), "excess": r.excess} for r in report.rows],
+        "seconds": report.seconds, "notes": report.notes,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    })
+
+
+def write_audit_status(report: AuditReport, results_dir: str | Path = "results/audit") -> Path:
+    """Write :func:`audit_status` atomically to ``<results_dir>/<key>.json``; returns the path."""
+    d = Path(results_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{report.key}.json"
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(audit_status(report), f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_audit_status(results_dir: str | Path = "results/audit") -> dict[str, dict]:
+    """All status records under ``results_dir``, by key (for the leaderboard)."""
+    out = {}
+    for path in sorted(Path(results_dir).glob("*.json")):
+        rec = json.loads(path.read_text())
+        if rec.get("format") == AUDIT_FORMAT:
+            out[rec["key"]] = rec
+    return out
+
+
+def cli_audit(
+    mechanism: str,
+    epsilon: float,
+    *,
+    params: dict | None = None,
+    sensitivity: str = "none",
+    vocab_size: int = 10_000,
+    pairs: int = 2,
+    draws: int = 200_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    oov: str = "unk",
+    results_dir: str | Path | None = "results/audit",
+) -> tuple[str, int]:
+    """``bench audit``: run, write the status file, return (printed text, exit code).
+
+    Exit code 0 on PASS, 1 on a VIOLATION (bad arguments raise ``ValueError`` for the CLI's
+    exit 2).
+    """
+    report = run_audit(mechanism, epsilon, params=params, sensitivity=sensitivity,
+                       vocab_size=vocab_size, pairs=pairs, draws=draws, confidence=confidence,
+                       seed=seed, oov=oov)
+    text = report.table()
+    if results_dir is not None:
+        text += f"status written to {write_audit_status(report, results_dir)}\n"
+    return text, 0 if report.passed else 1
