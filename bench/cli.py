@@ -6,7 +6,11 @@ Commands:
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
     bench validate GRID [--details]
-    bench run GRID [--results DIR] [--workers N] [--dask ADDRESS|local] [--no-mlflow] [--force]
+    bench run GRID [--results DIR] [--jobs N] [--executor local|dask] [--scheduler ADDRESS]
+                   [--tracking-uri URI] [--no-mlflow] [--overwrite never|only-missing|always]
+                   [--fail-fast]
+    bench mlflow-sync [--results DIR] [--tracking-uri URI]
+    bench report [--results DIR] [--out DIR] [--grid NAME]
     bench perf [--vocab-size N] [--tokens N] [-m MECH ...]
     bench demo
 
@@ -191,21 +195,56 @@ def cmd_run(args) -> str:
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written
         raise UsageError(text.strip().removeprefix("error: "))
+    bar = None
+    if sys.stderr.isatty():  # a progress bar on a terminal, quiet otherwise
+        from tqdm import tqdm
+
+        from bench.grid import load_grid
+
+        bar = tqdm(total=len(load_grid(args.grid).cells), unit="cell", file=sys.stderr)
 
     def progress(r) -> None:
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(r.status)
         if r.status in ("done", "failed"):
             u = r.metrics.get("utility", {}).get("macro_f1")
             extra = f" utility F1 {u:.3f}" if isinstance(u, float) else ""
-            print(f"[{r.status}] {r.name}{extra}{' ' + r.error if r.error else ''}",
-                  file=sys.stderr, flush=True)
+            line = f"[{r.status}] {r.name}{extra}{' ' + r.error if r.error else ''}"
+            (bar.write(line, file=sys.stderr) if bar is not None
+             else print(line, file=sys.stderr, flush=True))
 
-    summary = run_grid(args.grid, results=args.results, workers=args.workers, dask=args.dask,
-                       tracking_uri=args.tracking_uri, mlflow=not args.no_mlflow,
-                       force=args.force, progress=progress)
+    try:
+        summary = run_grid(args.grid, results=args.results, jobs=args.jobs,
+                           executor=args.executor, scheduler=args.scheduler,
+                           tracking_uri=args.tracking_uri, mlflow=not args.no_mlflow,
+                           overwrite=args.overwrite, fail_fast=args.fail_fast,
+                           progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
     print(summary.text(), end="", file=sys.stderr)
     if summary.count("failed"):
         raise RunFailed(summary.count("failed"))
     return ""
+
+
+def cmd_report(args) -> str:
+    from bench.report import ReportError, cli_report
+
+    try:
+        return cli_report(args.results, args.out, args.grid)
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_mlflow_sync(args) -> str:
+    from bench.tracking import sync_results
+
+    if not Path(args.results, "cells").is_dir():
+        raise UsageError(f"no results under {args.results}/cells")
+    logged, present = sync_results(args.results, args.tracking_uri)
+    return f"mlflow-sync: {logged} cell(s) logged, {present} already in MLflow\n"
 
 
 class RunFailed(Exception):
@@ -276,14 +315,33 @@ def build_parser() -> argparse.ArgumentParser:
     ru = sub.add_parser("run", help="run a grid: privatize, train, attack, measure (resumable)")
     ru.add_argument("grid")
     ru.add_argument("--results", default="results", help="results folder (default: results)")
-    ru.add_argument("--workers", type=int, default=1, help="parallel worker processes (joblib)")
-    ru.add_argument("--dask", default=None, metavar="ADDRESS",
-                    help="run on a Dask scheduler (tcp://host:port) or 'local'")
+    ru.add_argument("--jobs", "--workers", type=int, default=1, dest="jobs",
+                    help="parallel worker processes (default 1: in-process)")
+    ru.add_argument("--executor", choices=["local", "dask"], default="local",
+                    help="local (joblib) or dask (distributed)")
+    ru.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="Dask scheduler tcp://host:port (default: a LocalCluster on 127.0.0.1)")
     ru.add_argument("--tracking-uri", default=None,
-                    help="MLflow tracking URI (default: sqlite:///RESULTS/mlflow.db)")
+                    help="MLflow tracking URI (default: $MLFLOW_TRACKING_URI or "
+                    "sqlite:///RESULTS/mlflow.db)")
     ru.add_argument("--no-mlflow", action="store_true", help="do not mirror results to MLflow")
-    ru.add_argument("--force", action="store_true", help="re-run cells that are already done")
+    ru.add_argument("--overwrite", choices=["never", "only-missing", "always"],
+                    default="only-missing",
+                    help="only-missing (default): run cells without results, failed ones "
+                    "included; never: leave failed cells too; always: recompute everything")
+    ru.add_argument("--fail-fast", action="store_true", help="stop at the first failed cell")
     ru.set_defaults(func=cmd_run)
+
+    rp = sub.add_parser("report", help="tables (md/tex/csv), plots and leaderboard.html")
+    rp.add_argument("--results", default="results")
+    rp.add_argument("--out", default=None, help="output folder (default: RESULTS/report)")
+    rp.add_argument("--grid", default=None, help="only the cells of this grid (name or path)")
+    rp.set_defaults(func=cmd_report)
+
+    ms = sub.add_parser("mlflow-sync", help="back-fill MLflow from results/cells")
+    ms.add_argument("--results", default="results")
+    ms.add_argument("--tracking-uri", default=None)
+    ms.set_defaults(func=cmd_mlflow_sync)
 
     de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
     de.set_defaults(func=cmd_demo)

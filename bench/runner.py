@@ -297,6 +297,7 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     t_start = time.perf_counter()
     ds = _dataset(cell)
     docs = _dataset_tokens(cell, ds)
+    load_s = time.perf_counter() - t_start
     corpus, pstats = privatized_corpus(cell, ds, docs, results / "cache" / "privatized")
     metrics: dict[str, Any] = {"cell": cell.name, "dataset_hash": ds.content_hash,
                                "suite_version": bench.__version__}
@@ -324,13 +325,16 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
     metrics["utility"] = {"task": task.name, **util, "fit_seconds": fit_s}
     metrics["privacy"] = {}
+    t0 = time.perf_counter()
     for name, ptask in ds.privacy_tasks.items():
         res = attribute_adversary(
             cell.model, Xtr, ptask.labels[split["train"]], Xte, ptask.labels[split["test"]],
             X_dev=Xdev, y_dev=ptask.labels[split["dev"]], model_params=params,
             n_classes=_n_classes(ptask), seed=cell.seed)
         metrics["privacy"][name] = res.metrics
+    adv_s = time.perf_counter() - t0
     s = cell.settings
+    t0 = time.perf_counter()
     if s.get("mia"):
         from bench.attacks.membership import membership_inference
 
@@ -341,6 +345,8 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
             _subset(corpus, split["mia_shadow"]), ylab[split["mia_shadow"]],
             model_params=params, seed=cell.seed)
         metrics["mia"] = mia.metrics
+    mia_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
     if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:
         # the baseline's text is the original: its rewrite scores are the identity, not measured
         from bench.metrics.rewrite import rewrite_scores
@@ -349,8 +355,13 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
         test_idx = split["test"][: int(limit)] if limit else split["test"]
         metrics["rewrite"] = rewrite_scores(_subset(docs, test_idx), _subset(corpus, test_idx))
         metrics["rewrite"]["n_docs"] = len(test_idx)
-    metrics["runtime"] = {"privatize_seconds": pstats.get("privatize_seconds", 0.0),
-                          "utility_fit_seconds": fit_s,
+    rewrite_s = time.perf_counter() - t0
+    n_tok = pstats.get("n_tokens") or 0
+    priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
+    metrics["runtime"] = {"load_seconds": load_s, "privatize_seconds": priv_s,
+                          "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
+                          "utility_fit_seconds": fit_s, "adversary_seconds": adv_s,
+                          "mia_seconds": mia_s, "rewrite_seconds": rewrite_s,
                           "total_seconds": time.perf_counter() - t_start}
     return metrics
 
@@ -371,13 +382,23 @@ def add_deltas(metrics: dict, baseline: dict | None) -> dict:
     return metrics
 
 
+OVERWRITE = ("never", "only-missing", "always")
+
+
 def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | None,
-             force: bool = False) -> CellResult:
-    """Run one cell if it is not done: lock, evaluate, write atomically; never raises."""
+             overwrite: str = "only-missing") -> CellResult:
+    """Run one cell unless its results say otherwise; lock, evaluate, write atomically.
+
+    ``overwrite``: ``only-missing`` (default) runs cells without results, failed ones
+    included; ``never`` also leaves failed cells alone; ``always`` recomputes everything.
+    Never raises: a failure is recorded in ``error.json`` and returned.
+    """
     h = cell_hash(cell, dataset_hash)
     folder = results / "cells" / h
-    if cell_done(folder) and not force:
+    if overwrite != "always" and cell_done(folder):
         return CellResult(h, cell.name, "cached")
+    if overwrite == "never" and (folder / "error.json").is_file():
+        return CellResult(h, cell.name, "failed", error="failed earlier (--overwrite never)")
     lock = CellLock(results / "locks" / f"{h}.lock")
     if not lock.acquire():
         return CellResult(h, cell.name, "locked")
@@ -401,10 +422,15 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
         lock.release()
 
 
-def run_group(cells: list[tuple[Cell, str, str | None]], results: str, force: bool = False
-              ) -> list[CellResult]:
+def run_group(cells: list[tuple[Cell, str, str | None]], results: str,
+              overwrite: str = "only-missing", fail_fast: bool = False) -> list[CellResult]:
     """Run cells sharing one privatized corpus, in order (one worker)."""
-    return [run_cell(c, Path(results), dh, bh, force) for c, dh, bh in cells]
+    out = []
+    for c, dh, bh in cells:
+        out.append(run_cell(c, Path(results), dh, bh, overwrite))
+        if fail_fast and out[-1].status == "failed":
+            break
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,6 +445,7 @@ class RunSummary:
     results: list[CellResult]
     skipped: list[tuple[str, str]]
     seconds: float
+    stages: dict[str, float] = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -428,9 +455,16 @@ class RunSummary:
                  f"{self.count('cached')} already done, {self.count('failed')} failed, "
                  f"{self.count('locked')} locked by another run; {len(self.skipped)} skipped "
                  f"({self.seconds:.1f} s)"]
+        if self.stages:
+            total = max(self.seconds, 1e-9)
+            parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
+                              for k, v in self.stages.items())
+            lines.append(f"  time by stage: {parts}")
         for r in self.results:
             if r.status == "failed":
                 lines.append(f"  FAILED {r.name}: {r.error}")
+        for name, reason in self.skipped:
+            lines.append(f"  skipped {name}: {reason}")
         return "\n".join(lines) + "\n"
 
 
@@ -461,68 +495,133 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
     return ([[b] for b in baseline]) + list(groups.values())
 
 
-def run_grid(grid_path: str | Path, results: str | Path = "results", workers: int = 1,
-             dask: str | None = None, tracking_uri: str | None = None, mlflow: bool = True,
-             force: bool = False, progress: Callable[[CellResult], None] | None = None
-             ) -> RunSummary:
-    """Run every valid cell of a grid (see the module docstring); returns the summary."""
+def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
+    """Sum of the per-cell runtimes of the cells run in this invocation, by stage."""
+    keys = ("privatize_seconds", "utility_fit_seconds", "adversary_seconds", "mia_seconds",
+            "rewrite_seconds", "load_seconds")
+    out = dict.fromkeys(keys, 0.0)
+    for r in outcomes:
+        rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
+        for k in keys:
+            out[k] += float(rt.get(k) or 0.0)
+    return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
+
+
+def run_grid(grid_path: str | Path, results: str | Path = "results", jobs: int = 1,
+             executor: str = "local", scheduler: str | None = None,
+             tracking_uri: str | None = None, mlflow: bool = True,
+             overwrite: str = "only-missing", fail_fast: bool = False,
+             progress: Callable[[CellResult], None] | None = None) -> RunSummary:
+    """Run every valid cell of a grid (see the module docstring); returns the summary.
+
+    Args:
+        grid_path: the grid YAML.
+        results: results folder (``cells/``, ``cache/``, ``mlflow.db``).
+        jobs: worker processes for the ``local`` executor (joblib; 1 = in-process).
+        executor: ``local`` or ``dask``.
+        scheduler: Dask scheduler address (``tcp://host:port``); None starts a LocalCluster on
+            127.0.0.1 with ``jobs`` workers.
+        tracking_uri: MLflow URI (default: ``MLFLOW_TRACKING_URI`` or SQLite in ``results``).
+        mlflow: mirror cells to MLflow.
+        overwrite: ``never``, ``only-missing`` or ``always`` (see :func:`run_cell`).
+        fail_fast: stop at the first failed cell.
+        progress: called with each cell's outcome.
+    """
+    if overwrite not in OVERWRITE:
+        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    if executor not in ("local", "dask"):
+        raise ValueError(f"executor must be 'local' or 'dask', got {executor!r}")
     t0 = time.perf_counter()
     grid = load_grid(grid_path)
     results = Path(results)
     groups = plan(grid)
     tracker = None
+    log_s = 0.0
     if mlflow:
-        from bench.tracking import Tracker
+        from bench.tracking import Tracker, default_uri
 
-        tracker = Tracker(tracking_uri or f"sqlite:///{(results / 'mlflow.db').resolve()}",
-                          grid)
+        t = time.perf_counter()
+        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
+        tracker = Tracker(uri, grid.name, results,
+                          params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
+                                  "n_skipped": len(grid.skipped), "overwrite": overwrite})
+        log_s += time.perf_counter() - t
     outcomes: list[CellResult] = []
+    stop = False
 
     def collect(batch: list[CellResult]) -> None:
+        nonlocal log_s, stop
         for r in batch:
             outcomes.append(r)
-            if tracker is not None and r.status == "done":
-                tracker.log_cell(r)
+            if tracker is not None and r.status in ("done", "cached"):
+                t = time.perf_counter()
+                folder = results / "cells" / r.hash
+                if r.status == "cached":  # back-fill only if this cell never reached MLflow
+                    if r.hash not in tracker.logged:
+                        tracker.log_cell(r.hash, json.loads((folder / "spec.json").read_text()),
+                                         json.loads((folder / "metrics.json").read_text()))
+                else:
+                    tracker.log_cell(r.hash, r.spec, r.metrics)
+                log_s += time.perf_counter() - t
             if progress:
                 progress(r)
+            if fail_fast and r.status == "failed":
+                stop = True
 
     # baselines first (their metrics feed the deltas), then the privatized groups
     n_base = sum(1 for g in groups if g[0][0].is_baseline)
-    phases = [groups[:n_base], groups[n_base:]]
-    for phase in phases:
-        if not phase:
-            continue
-        if dask:
-            collect_all = _run_dask(phase, str(results), force, dask)
-            for batch in collect_all:
-                collect(batch)
-        elif workers > 1:
-            from joblib import Parallel, delayed
+    try:
+        for phase in (groups[:n_base], groups[n_base:]):
+            if not phase or stop:
+                continue
+            if executor == "dask":
+                for batch in _run_dask(phase, str(results), overwrite, fail_fast, scheduler,
+                                       max(jobs, 1)):
+                    collect(batch)
+                    if stop:
+                        break
+            elif jobs > 1:
+                from joblib import Parallel, delayed
 
-            for batch in Parallel(n_jobs=workers, return_as="generator_unordered")(
-                    delayed(run_group)(g, str(results), force) for g in phase):
-                collect(batch)
-        else:
-            for g in phase:
-                collect(run_group(g, str(results), force))
-    if tracker is not None:
-        tracker.finish(outcomes)
+                for batch in Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                        delayed(run_group)(g, str(results), overwrite, fail_fast)
+                        for g in phase):
+                    collect(batch)
+            else:
+                for g in phase:
+                    collect(run_group(g, str(results), overwrite, fail_fast))
+                    if stop:
+                        break
+    finally:
+        counts: dict[str, int] = {}
+        for r in outcomes:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        if tracker is not None:
+            t = time.perf_counter()
+            tracker.finish(counts, time.perf_counter() - t0)
+            log_s += time.perf_counter() - t
     skipped = [(c.name, reason) for c, reason in grid.skipped]
-    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0)
+    stages = _stage_times(results, outcomes)
+    if mlflow:
+        stages["mlflow"] = log_s
+    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0, stages)
 
 
-def _run_dask(groups: list, results: str, force: bool, address: str):
+def _run_dask(groups: list, results: str, overwrite: str, fail_fast: bool,
+              address: str | None, n_workers: int):
+    """Submit groups to a Dask cluster (a LocalCluster on 127.0.0.1 when no address)."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
-    if address == "local":
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+    if address is None:
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
                                dashboard_address="127.0.0.1:0", processes=True)
         client = Client(cluster)
     else:
         client = Client(address)
     try:
-        futures = [client.submit(run_group, g, results, force, pure=False) for g in groups]
+        futures = [client.submit(run_group, g, results, overwrite, fail_fast, pure=False)
+                   for g in groups]
         for fut in as_completed(futures):
             yield fut.result()
     finally:

@@ -1,27 +1,41 @@
-"""MLflow mirror of the result files: one parent run per grid, one child run per cell.
+"""MLflow mirror of the result files: one parent run per grid invocation, one child per cell.
 
 The files under ``results/cells`` are the source of truth; this module only mirrors them.
-Default tracking store: SQLite at ``results/mlflow.db``; any tracking URI on request. Only the
-parent process talks to MLflow. Logged: the flattened cell spec as params, every numeric metric,
-tags with the cell's hash/name/guarantee. Never any text from the dataset.
+Default store: SQLite at ``results/mlflow.db`` (artifacts under ``results/mlartifacts``); any
+tracking URI on request (``--tracking-uri`` or ``MLFLOW_TRACKING_URI``). Only the parent process
+talks to MLflow. A cell is logged once: runs carry the tag ``bench.cell_hash`` and a cell whose
+hash is already in the experiment is not logged again (after a resume, or by
+:func:`sync_results`, which back-fills MLflow from the result files).
+
+Logged per cell: params = the cell's axes and component parameters; metrics = every finite
+number of ``metrics.json`` (flattened); tags = cell hash and name, grid name, git commit, suite
+version, dataset hash, guarantee; artifact = ``spec.json``. Never any text from the dataset.
 
 Example:
-    >>> tracker = Tracker("sqlite:///results/mlflow.db", grid)
-    >>> tracker.log_cell(result); tracker.finish(results)
+    >>> tracker = Tracker("sqlite:///results/mlflow.db", grid_name="smoke")
+    >>> tracker.log_cell(hash_, spec, metrics)
+    >>> tracker.finish({"done": 3})
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
+import subprocess
+from pathlib import Path
 from typing import Any
+
+import bench
 
 logger = logging.getLogger(__name__)
 
+EXPERIMENT = "bench"
+
 
 def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists are joined)."""
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}`` (lists of scalars are joined with commas)."""
     out: dict[str, Any] = {}
     if isinstance(d, dict):
         for k, v in d.items():
@@ -48,42 +62,115 @@ def numeric_metrics(metrics: dict) -> dict[str, float]:
     return out
 
 
-class Tracker:
-    """Parent run for a grid, child runs for cells."""
+def cell_params(spec: dict) -> dict[str, str]:
+    """MLflow params of a cell: its axes and component parameters (no settings noise)."""
+    keep = {k: spec[k] for k in ("dataset", "model", "mechanism", "sensitivity", "mapping",
+                                 "epsilon", "seed") if k in spec}
+    return {k: str(v)[:500] for k, v in flatten(keep).items()}
 
-    def __init__(self, uri: str, grid) -> None:
-        os.environ.setdefault("MLFLOW_TRACKING_URI", uri)
+
+def git_commit() -> str:
+    """The repository's HEAD commit, or ``unknown`` outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5, cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def default_uri(results: str | Path) -> str:
+    """``sqlite:///<results>/mlflow.db`` (absolute)."""
+    return f"sqlite:///{(Path(results) / 'mlflow.db').resolve()}"
+
+
+class Tracker:
+    """A parent run for one grid invocation; nested child runs for cells."""
+
+    def __init__(self, uri: str, grid_name: str, results: str | Path = "results",
+                 params: dict | None = None) -> None:
         os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
         import mlflow
 
-        logging.getLogger("alembic").setLevel(logging.WARNING)
+        for name in ("alembic", "mlflow.store.db.utils", "mlflow.tracking.fluent"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         self.mlflow = mlflow
+        self.grid_name = grid_name
+        self.commit = git_commit()
         mlflow.set_tracking_uri(uri)
-        mlflow.set_experiment("bench")
-        self.parent = mlflow.start_run(run_name=grid.name)
-        mlflow.set_tags({"grid": grid.name, "grid_path": str(grid.path),
-                         "bench.kind": "grid"})
-        mlflow.log_params({"n_cells": len(grid.cells), "n_skipped": len(grid.skipped)})
+        client = mlflow.MlflowClient()
+        exp = client.get_experiment_by_name(EXPERIMENT)
+        if exp is None:
+            art = None
+            if uri.startswith("sqlite:"):
+                art = (Path(results).resolve() / "mlartifacts").as_uri()
+            exp_id = client.create_experiment(EXPERIMENT, artifact_location=art)
+        else:
+            exp_id = exp.experiment_id
+        self.experiment_id = exp_id
+        self.logged = self._logged_hashes(client)
+        self.parent = mlflow.start_run(experiment_id=exp_id, run_name=grid_name)
+        mlflow.set_tags({"bench.grid": grid_name, "bench.kind": "grid",
+                         "bench.git_commit": self.commit,
+                         "bench.suite_version": bench.__version__})
+        if params:
+            mlflow.log_params({k: str(v)[:500] for k, v in params.items()})
 
-    def log_cell(self, result) -> None:
-        """Mirror one finished cell as a nested run."""
-        mlflow = self.mlflow
-        with mlflow.start_run(run_name=result.name, nested=True):
-            params = {k: str(v)[:500] for k, v in flatten(result.spec).items()}
-            items = list(params.items())
-            for i in range(0, len(items), 100):
-                mlflow.log_params(dict(items[i : i + 100]))
-            mlflow.log_metrics(numeric_metrics(result.metrics))
-            g = result.metrics.get("guarantee") or {}
-            mlflow.set_tags({"cell_hash": result.hash, "cell": result.name,
-                             "guarantee.kind": g.get("kind", "none"),
-                             "guarantee.proven": str(g.get("proven", ""))})
+    def _logged_hashes(self, client) -> set[str]:
+        hashes: set[str] = set()
+        token = None
+        while True:
+            page = client.search_runs([self.experiment_id], "tags.`bench.kind` = 'cell'",
+                                      max_results=1000, page_token=token)
+            hashes.update(r.data.tags.get("bench.cell_hash", "") for r in page)
+            token = page.token
+            if not token:
+                return hashes
 
-    def finish(self, results) -> None:
-        """Close the parent run with the grid's counts."""
+    def log_cell(self, cell_hash: str, spec: dict, metrics: dict) -> bool:
+        """Mirror one finished cell as a nested run; False if it was logged before."""
+        if cell_hash in self.logged:
+            return False
         mlflow = self.mlflow
-        counts: dict[str, int] = {}
-        for r in results:
-            counts[r.status] = counts.get(r.status, 0) + 1
-        mlflow.log_metrics({f"cells_{k}": float(v) for k, v in counts.items()})
-        mlflow.end_run(status="FAILED" if counts.get("failed") else "FINISHED")
+        with mlflow.start_run(experiment_id=self.experiment_id, run_name=spec.get("name"),
+                              nested=True):
+            mlflow.log_params(cell_params(spec))
+            mlflow.log_metrics(numeric_metrics(metrics))
+            g = metrics.get("guarantee") or {}
+            mlflow.set_tags({"bench.kind": "cell", "bench.cell_hash": cell_hash,
+                             "bench.cell": spec.get("name", ""), "bench.grid": self.grid_name,
+                             "bench.git_commit": self.commit,
+                             "bench.suite_version": spec.get("suite_version", ""),
+                             "bench.dataset_hash": spec.get("dataset_hash", ""),
+                             "bench.guarantee": g.get("kind", "none"),
+                             "bench.guarantee_proven": str(g.get("proven", ""))})
+            mlflow.log_dict(spec, "spec.json")
+        self.logged.add(cell_hash)
+        return True
+
+    def finish(self, counts: dict[str, int], seconds: float | None = None) -> None:
+        """Close the parent run with the invocation's counts."""
+        metrics = {f"cells_{k}": float(v) for k, v in counts.items()}
+        if seconds is not None:
+            metrics["wall_seconds"] = float(seconds)
+        self.mlflow.log_metrics(metrics)
+        self.mlflow.end_run(status="FAILED" if counts.get("failed") else "FINISHED")
+
+
+def sync_results(results: str | Path = "results", uri: str | None = None) -> tuple[int, int]:
+    """Back-fill MLflow from ``results/cells``: log every finished cell not yet logged.
+
+    Returns:
+        ``(logged, already_there)``.
+    """
+    results = Path(results)
+    cells = sorted(p.parent for p in results.glob("cells/*/metrics.json")
+                   if (p.parent / "spec.json").is_file())
+    tracker = Tracker(uri or default_uri(results), "mlflow-sync", results)
+    logged = 0
+    for folder in cells:
+        spec = json.loads((folder / "spec.json").read_text())
+        metrics = json.loads((folder / "metrics.json").read_text())
+        logged += tracker.log_cell(folder.name, spec, metrics)
+    tracker.finish({"synced": logged})
+    return logged, len(cells) - logged

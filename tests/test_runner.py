@@ -33,6 +33,23 @@ def grid(tmp_path):
     return path
 
 
+def search(results: Path, filter_string: str = ""):
+    """Runs of the results folder's SQLite store (without touching the global tracking URI)."""
+    import mlflow
+    import pandas as pd
+
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{results / 'mlflow.db'}")
+    exp = client.get_experiment_by_name("bench")
+    rows = []
+    for r in client.search_runs([exp.experiment_id], filter_string=filter_string):
+        row = {f"tags.{k}": v for k, v in r.data.tags.items()}
+        row |= {f"metrics.{k}": v for k, v in r.data.metrics.items()}
+        row |= {f"params.{k}": v for k, v in r.data.params.items()}
+        row.setdefault("tags.mlflow.parentRunId", None)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def metrics_of(results: Path) -> dict[str, dict]:
     out = {}
     for f in sorted(results.glob("cells/*/metrics.json")):
@@ -43,7 +60,7 @@ def metrics_of(results: Path) -> dict[str, dict]:
 
 def test_run_resume_failures_and_mlflow(grid, tmp_path):
     results = tmp_path / "results"
-    summary = run_grid(grid, results=results, workers=1)
+    summary = run_grid(grid, results=results, jobs=1)
     # truncated_gumbel is undefined at eps=10 on this vocabulary: that cell fails, the rest runs
     assert summary.count("done") == 3 and summary.count("failed") == 1
     failed = [r for r in summary.results if r.status == "failed"][0]
@@ -62,19 +79,16 @@ def test_run_resume_failures_and_mlflow(grid, tmp_path):
     assert d["delta_utility"] == pytest.approx(mvl["utility"]["macro_f1"]
                                                - base["utility"]["macro_f1"])
     assert d["tradeoff"] == pytest.approx(d["delta_utility"] + d["delta_privacy"])
-    assert set(mvl["rewrite"]) >= {"n_w", "rouge1", "bleu", "bertscore"}
+    assert set(mvl["rewrite"]) >= {"n_w", "rouge1", "rouge2", "rougeL", "bleu", "bertscore"}
     assert "rewrite" not in base
     spec = json.loads(next(results.glob("cells/*/spec.json")).read_text())
     assert "hash" in spec and "suite_version" in spec
 
     # resume: nothing done is repeated; the failed cell is retried (and fails again)
-    again = run_grid(grid, results=results, workers=1, mlflow=False)
+    again = run_grid(grid, results=results, jobs=1)
     assert again.count("cached") == 3 and again.count("failed") == 1
 
-    import mlflow
-
-    mlflow.set_tracking_uri(f"sqlite:///{results / 'mlflow.db'}")
-    runs = mlflow.search_runs(experiment_names=["bench"])
+    runs = search(results)
     children = runs[runs["tags.mlflow.parentRunId"].notna()]
     assert len(children) == 3
     assert set(children["metrics.utility.macro_f1"]) == {v["utility"]["macro_f1"]
@@ -86,11 +100,11 @@ def test_run_resume_failures_and_mlflow(grid, tmp_path):
 
 def test_parallel_backends_match_serial(grid, tmp_path):
     serial = tmp_path / "serial"
-    run_grid(grid, results=serial, workers=1, mlflow=False)
+    run_grid(grid, results=serial, jobs=1, mlflow=False)
     par = tmp_path / "joblib"
-    run_grid(grid, results=par, workers=2, mlflow=False)
+    run_grid(grid, results=par, jobs=2, mlflow=False)
     dask_dir = tmp_path / "dask"
-    run_grid(grid, results=dask_dir, dask="local", mlflow=False)
+    run_grid(grid, results=dask_dir, executor="dask", jobs=2, mlflow=False)
     a, b, c = metrics_of(serial), metrics_of(par), metrics_of(dask_dir)
     assert a.keys() == b.keys() == c.keys() and len(a) == 3
     def scores(m):
@@ -110,7 +124,7 @@ def test_locked_cell_is_not_run_twice(grid, tmp_path):
     lock = CellLock(results / "locks" / f"{h}.lock")
     assert lock.acquire()
     try:
-        summary = run_grid(grid, results=results, workers=1, mlflow=False)
+        summary = run_grid(grid, results=results, jobs=1, mlflow=False)
         assert [r.status for r in summary.results if r.hash == h] == ["locked"]
     finally:
         lock.release()
@@ -140,3 +154,112 @@ def test_cli_run_bad_grid_writes_nothing(tmp_path, capsys):
 
 def test_cli_run_reports_failures_with_exit_1(grid, tmp_path):
     assert main(["run", str(grid), "--results", str(tmp_path / "r"), "--no-mlflow"]) == 1
+
+
+def _bench(args, **kw):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "bench.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_kill_and_resume_no_duplicates(grid, tmp_path):
+    """SIGKILL a real `bench run` mid-grid, run again: every cell once, in files and MLflow."""
+    import signal
+    import time
+
+    results = tmp_path / "r"
+    proc = _bench(["run", str(grid), "--results", str(results)])
+    deadline = time.time() + 240
+    while time.time() < deadline and not list(results.glob("cells/*/metrics.json")):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    n_before = len(list(results.glob("cells/*/metrics.json")))
+    assert 1 <= n_before < 3  # killed mid-grid
+    # a half-written cell never counts: no temporary folders are mistaken for cells
+    assert all((p / "spec.json").is_file() for p in results.glob("cells/*")
+               if (p / "metrics.json").is_file())
+    proc = _bench(["run", str(grid), "--results", str(results)])
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 1  # the truncated_gumbel cell fails (by design), the rest is done
+    assert f"{n_before} already done" in err
+    assert len(list(results.glob("cells/*/metrics.json"))) == 3
+
+    runs = search(results, "tags.`bench.kind` = 'cell'")
+    hashes = list(runs["tags.bench.cell_hash"])
+    assert len(hashes) == len(set(hashes)) == 3
+
+
+def test_two_concurrent_runners_share_the_work(grid, tmp_path):
+    results = tmp_path / "r"
+    procs = [_bench(["run", str(grid), "--results", str(results), "--no-mlflow"])
+             for _ in range(2)]
+    errs = [p.communicate(timeout=600)[1] for p in procs]
+    done_lines = [line for e in errs for line in e.splitlines() if line.startswith("[done]")]
+    names = [line.split()[1] for line in done_lines]
+    assert len(names) == len(set(names))  # no cell computed twice
+    assert len(list(results.glob("cells/*/metrics.json"))) == 3
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_logging_to_a_real_mlflow_server(grid, tmp_path):
+    """An `mlflow server` on 127.0.0.1 started and stopped by the test."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port = _free_port()
+    exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
+    server = subprocess.Popen(
+        [exe, "server", "--host", "127.0.0.1", "--port", str(port),
+         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
+         "--default-artifact-root", str(tmp_path / "artifacts"), "--workers", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    uri = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{uri}/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise AssertionError("mlflow server did not start") from None
+                time.sleep(0.5)
+        summary = run_grid(grid, results=tmp_path / "r", jobs=1, tracking_uri=uri)
+        assert summary.count("done") == 3
+        import mlflow
+
+        client = mlflow.MlflowClient(tracking_uri=uri)
+        exp = client.get_experiment_by_name("bench")
+        runs = client.search_runs([exp.experiment_id])
+        cells = [r for r in runs if r.data.tags.get("bench.kind") == "cell"]
+        parents = [r for r in runs if r.data.tags.get("bench.kind") == "grid"]
+        assert len(cells) == 3 and len(parents) == 1
+        assert all(r.data.tags["mlflow.parentRunId"] == parents[0].info.run_id for r in cells)
+        assert all(r.data.params["epsilon"] in ("10.0", "inf") for r in cells)
+        assert {"bench.git_commit", "bench.suite_version", "bench.dataset_hash"} <= set(
+            cells[0].data.tags)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_mlflow_sync_backfills_once(grid, tmp_path):
+    from bench.tracking import sync_results
+
+    results = tmp_path / "r"
+    run_grid(grid, results=results, jobs=1, mlflow=False)
+    assert sync_results(results) == (3, 0)
+    assert sync_results(results) == (0, 3)

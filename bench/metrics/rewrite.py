@@ -70,24 +70,30 @@ def n_w(originals: Sequence[Doc], privatized: Sequence[Doc]) -> float:
     return same / total if total else 1.0
 
 
-def rouge1(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "recall"
-           ) -> float:
-    """Mean ROUGE-1 of privatized vs original documents (``rouge-score``, no stemming).
+def rouge(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "recall",
+          types: Sequence[str] = ("rouge1", "rouge2", "rougeL")) -> dict[str, float]:
+    """Mean ROUGE-N/L of privatized vs original documents (``rouge-score``, no stemming).
 
     Args:
         originals: references.
         privatized: candidates.
         measure: ``recall`` (Huang et al. 2024, Sec. 6), ``precision`` or ``fmeasure``.
+        types: rouge-score's names, e.g. ``rouge1``, ``rouge2``, ``rougeL``.
     """
     from rouge_score import rouge_scorer
 
     if measure not in ("recall", "precision", "fmeasure"):
         raise ValueError(f"measure must be recall, precision or fmeasure, got {measure!r}")
     _check(originals, privatized)
-    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
-    vals = [getattr(scorer.score(_as_text(o), _as_text(p))["rouge1"], measure)
-            for o, p in zip(originals, privatized)]
-    return float(np.mean(vals))
+    scorer = rouge_scorer.RougeScorer(list(types), use_stemmer=False)
+    scores = [scorer.score(_as_text(o), _as_text(p)) for o, p in zip(originals, privatized)]
+    return {t: float(np.mean([getattr(sc[t], measure) for sc in scores])) for t in types}
+
+
+def rouge1(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "recall"
+           ) -> float:
+    """Mean ROUGE-1 (see :func:`rouge`)."""
+    return rouge(originals, privatized, measure, ("rouge1",))["rouge1"]
 
 
 def bleu(originals: Sequence[Doc], privatized: Sequence[Doc], tokenize: str = "13a") -> float:
@@ -149,8 +155,9 @@ def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
 
 def rewrite_scores(originals: Sequence[Doc], privatized: Sequence[Doc], *,
                    with_bertscore: bool = True) -> dict[str, float]:
-    """All rewrite metrics at once: ``n_w``, ``rouge1``, ``bleu`` and (optionally) ``bertscore``."""
-    out = {"n_w": n_w(originals, privatized), "rouge1": rouge1(originals, privatized),
+    """All rewrite metrics at once: ``n_w``, ``rouge1``, ``rouge2``, ``rougeL``, ``bleu`` and
+    (optionally) ``bertscore``."""
+    out = {"n_w": n_w(originals, privatized), **rouge(originals, privatized),
            "bleu": bleu(originals, privatized)}
     if with_bertscore:
         out["bertscore"] = bertscore(originals, privatized)

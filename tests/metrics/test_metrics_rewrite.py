@@ -57,3 +57,14 @@ def test_bertscore_identical_and_different():
 def test_rewrite_scores_keys():
     s = rewrite_scores(ORIG, ORIG, with_bertscore=False)
     assert s == pytest.approx({"n_w": 1.0, "rouge1": 1.0, "bleu": 100.0})
+
+
+def test_rouge2_and_rouge_l():
+    from bench.metrics.rewrite import rouge
+
+    r = rouge([["a", "b", "c", "d"]], [["a", "b", "x", "d"]])
+    assert r["rouge1"] == pytest.approx(0.75)
+    assert r["rouge2"] == pytest.approx(1 / 3)  # bigrams ab, bc, cd: only ab survives
+    assert r["rougeL"] == pytest.approx(0.75)  # LCS a b d
+    assert set(rewrite_scores([["a"]], [["a"]], with_bertscore=False)) == {
+        "n_w", "rouge1", "rouge2", "rougeL", "bleu"}
