@@ -56,7 +56,8 @@ def test_bertscore_identical_and_different():
 
 def test_rewrite_scores_keys():
     s = rewrite_scores(ORIG, ORIG, with_bertscore=False)
-    assert s == pytest.approx({"n_w": 1.0, "rouge1": 1.0, "bleu": 100.0})
+    assert s == pytest.approx({"n_w": 1.0, "rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0,
+                               "bleu": 100.0})
 
 
 def test_rouge2_and_rouge_l():
