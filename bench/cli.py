@@ -11,7 +11,8 @@ Commands:
                    [--fail-fast]
     bench mlflow-sync [--results DIR] [--tracking-uri URI]
     bench report [--results DIR] [--out DIR] [--grid NAME]
-    bench perf [--vocab-size N] [--tokens N] [-m MECH ...]
+    bench perf [--vocab-size N] [--tokens N] [-m MECH ...] [--peers [--peers-path DIR]]
+    bench audit -m MECH -e EPS [-p key=value] [--sensitivity S] [--draws N] [--pairs N]
     bench demo
 
 Bad input gets one clear line on stderr and exit code 2; nothing is written.
@@ -173,10 +174,32 @@ def cmd_data(args) -> str:
 # ------------------------------------------------------------------------------------ perf
 
 def cmd_perf(args) -> str:
+    if args.peers:
+        from bench.peers import run_peers
+
+        return run_peers(vocab_size=args.vocab_size, n_tokens=args.tokens,
+                         peers_path=args.peers_path, mechanisms=args.mechanism or None)
     from bench.perf import run_perf
 
     return run_perf(vocab_size=args.vocab_size, n_tokens=args.tokens,
                     mechanisms=args.mechanism or None)
+
+
+def cmd_audit(args) -> str:
+    from bench.audit import cli_audit
+
+    text, code = cli_audit(args.mechanism, args.epsilon, params=_kv(args.param, "--param"),
+                           sensitivity=args.sensitivity, vocab_size=args.vocab_size,
+                           pairs=args.pairs, draws=args.draws, confidence=args.confidence,
+                           seed=args.seed, oov=args.oov, results_dir=args.results_dir)
+    if code:
+        sys.stdout.write(text)
+        raise AuditViolation()
+    return text
+
+
+class AuditViolation(Exception):
+    """The audit found a violation of the claimed guarantee (exit code 1)."""
 
 
 def cmd_validate(args) -> str:
@@ -305,7 +328,27 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("--vocab-size", type=int, default=50_000)
     pf.add_argument("--tokens", type=int, default=20_000)
     pf.add_argument("-m", "--mechanism", action="append")
+    pf.add_argument("--peers", action="store_true",
+                    help="also run mldp-text and pypantera (optional extras) and compare")
+    pf.add_argument("--peers-path", default=None,
+                    help="folder the peers were pip-installed into with --target")
     pf.set_defaults(func=cmd_perf)
+
+    au = sub.add_parser("audit", help="empirical lower bound on a mechanism's privacy loss")
+    au.add_argument("-m", "--mechanism", required=True)
+    au.add_argument("-e", "--epsilon", required=True, type=float)
+    au.add_argument("-p", "--param", action="append", metavar="KEY=VALUE")
+    au.add_argument("--sensitivity", default="none")
+    au.add_argument("--vocab-size", type=int, default=10_000)
+    au.add_argument("--pairs", type=int, default=2, help="word pairs per kind (near/random/far/"
+                    "frequent)")
+    au.add_argument("--draws", type=int, default=200_000, help="mechanism runs per word")
+    au.add_argument("--confidence", type=float, default=0.95)
+    au.add_argument("--seed", type=int, default=0)
+    au.add_argument("--oov", choices=["unk", "keep"], default="unk")
+    au.add_argument("--results-dir", default="results/audit",
+                    help="where the status file goes (the report shows it)")
+    au.set_defaults(func=cmd_audit)
 
     va = sub.add_parser("validate", help="check a grid file: cells, skipped cells, errors")
     va.add_argument("grid")
@@ -355,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         text = args.func(args)
+    except AuditViolation:
+        print("bench: audit found a VIOLATION of the claimed guarantee", file=sys.stderr)
+        return 1
     except RunFailed as e:
         print(f"bench: {e.args[0]} cell(s) failed; see results/cells/*/error.json",
               file=sys.stderr)

@@ -27,9 +27,16 @@ def _copy_repo(dst: Path) -> None:
                            capture_output=True, check=True).stdout.decode().split("\0")
     for f in filter(None, files):
         src = REPO / f
-        if src.is_file() and not f.startswith(("results/", "tests/fixtures/")):
+        if src.is_file() and not f.startswith(("results/", "tests/fixtures/")) \
+                and f != "dvc.lock":  # the committed lock belongs to the quickstart reference
             (dst / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst / f)
+    # the smoke parameters: same params.yaml, with the grid switched to `smoke`
+    params = (dst / "params.yaml").read_text()
+    assert "\ngrid: " in "\n" + params
+    lines = [("grid: smoke" if line.startswith("grid:") else line)
+             for line in params.splitlines()]
+    (dst / "params.yaml").write_text("\n".join(lines) + "\n")
 
 
 @pytest.mark.skipif(DVC is None, reason="dvc is not installed")
