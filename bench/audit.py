@@ -278,6 +278,7 @@ class _Candidate:
     forward: bool  # True: test P(M(a) ∈ S) / P(M(b) ∈ S); False: the reverse
     in_a: np.ndarray  # membership of the test-half outputs of a in S
     in_b: np.ndarray
+    b_impossible: bool = False  # P(M(b) ∈ S) = 0 by construction (not estimated)
 
 
 def _discrete_events(ya_sel, yb_sel, ya_test, yb_test, claim, row, label) -> list[_Candidate]:
@@ -459,9 +460,11 @@ def run_audit(
         n_t = len(num)
         lo = float(cp_lower(int(num.sum()), n_t, alpha))
         hi = float(cp_upper(int(den.sum()), len(den), alpha))
+        if c.b_impossible and not den.any():
+            hi = 0.0
         row = rows[c.row]
         lo_d = lo - deltas[c.row]
-        bound = math.log(lo_d / hi) if lo_d > 0 else -math.inf
+        bound = (math.log(lo_d / hi) if hi > 0 else math.inf) if lo_d > 0 else -math.inf
         row.n_events += 1
         if bound > row.lower_bound:
             row.lower_bound = bound
@@ -521,7 +524,10 @@ def _oov_check(p: Privatizer, half: int, add_row) -> list[_Candidate]:
     r = add_row("oov", "oov", emb.unk_id, w, claim, delta)
     p_rows = np.array([t == OOV_PROBE for t in out_o])
     w_rows = np.array([t == OOV_PROBE for t in out_w])
-    return [_Candidate(r, f"output == {OOV_PROBE!r}", True, p_rows[n:], w_rows[n:])]
+    # a vocabulary word's input only ever produces vocabulary words (output ids index W), so
+    # P(M(w) = the OOV token) = 0 exactly: one pass-through is an unbounded privacy loss
+    return [_Candidate(r, f"output == {OOV_PROBE!r}", True, p_rows[n:], w_rows[n:],
+                       b_impossible=OOV_PROBE not in emb.word_to_id)]
 
 
 # --------------------------------------------------------------------------- status files
