@@ -25,9 +25,9 @@ class NeighborIndex:
     Ranking uses ``argmax_v (q·v − ½‖v‖²)``, which equals ``argmin_v ‖q − v‖²``; the ``−½‖v‖²``
     column is folded into the matrix (an augmented ``[v, −½‖v‖²]`` against ``[q, 1]``), so one
     float32 matrix product into a reused buffer plus one arg-max pass per tile does the whole
-    search. The winners (top k+1 in float32) are re-ranked on exact float64 distances, so a
-    float32 near-tie cannot change the answer unless more than k+1 words tie within float32
-    rounding.
+    search; every vocabulary row is scored (exact search, never approximate). The k winners
+    are re-ranked on exact float64 distances; which k words win is decided on the float32
+    scores, so words tied within float32 rounding (~1e-6 relative) may be exchanged.
 
     Args:
         vectors: ``(|W|, d)`` array of the vocabulary vectors in the space the noise is added in.
@@ -69,7 +69,7 @@ class NeighborIndex:
         n = queries.shape[0]
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
-        kk = min(k + 1, self.size)  # one spare candidate for the exact re-ranking
+        kk = k
         cand = np.empty((n, kk), dtype=np.int64)
         for start in range(0, n, self.tile):
             s = self.scores(queries[start : start + self.tile])

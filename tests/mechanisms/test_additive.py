@@ -187,3 +187,10 @@ def test_mvl_calibrate_needs_finite_bound():
     m = make_mechanism("mvl", epsilon=1, calibrate=True)
     with pytest.raises(ValueError, match="finite bound"):
         m.bind_sensitivity(Unbounded())
+
+
+def test_trlaplace_guarantee_is_reported_unproven(space):
+    """The stated (ε, δ) of Thm. 3 is refuted by the audit (docs/audit.md): not 'proven'."""
+    g = make_mechanism("trlaplace", epsilon=1.0).fit(space).guarantee()
+    assert (g.kind, g.proven) == ("approx", False) and "Thm. 3" in g.reason
+    assert make_mechanism("laplace", epsilon=1.0).fit(space).guarantee().proven
