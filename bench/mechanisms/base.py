@@ -196,6 +196,24 @@ def sample_from_cdf(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator)
     return np.minimum(np.maximum(out, 0), n_cat - 1)
 
 
-def sample_rows(probs: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Draw one category per entry of ``rows`` from the categorical distributions ``probs[row]``."""
-    return sample_from_cdf(np.cumsum(probs, axis=1), rows, rng)
+def sample_per_unique_word(mech: Mechanism, ids: np.ndarray, weights) -> np.ndarray:
+    """Exact per-occurrence sampling with the per-word work done once per unique input word.
+
+    ``weights(vectors)`` returns the unnormalised output weights ``(n, |W|)`` of a tile of input
+    vectors; every occurrence of a word then gets its own independent inverse-CDF draw from that
+    word's row (equal in distribution to running the mechanism once per occurrence).
+    """
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    out = np.empty(len(ids), dtype=np.int64)
+    order = np.argsort(inverse, kind="stable")
+    rows_sorted = inverse[order]
+    tile = mech.index.tile
+    cdf = np.empty((min(tile, len(uniq)), mech.space.shape[0]), dtype=np.float64)
+    for start in range(0, len(uniq), tile):
+        stop = min(start + tile, len(uniq))
+        lo, hi = np.searchsorted(rows_sorted, [start, stop])
+        w = weights(mech.inputs[uniq[start:stop]])
+        c = cdf[: stop - start]
+        np.cumsum(w, axis=1, dtype=np.float64, out=c)
+        out[order[lo:hi]] = sample_from_cdf(c, rows_sorted[lo:hi] - start, mech.rng)
+    return out

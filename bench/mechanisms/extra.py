@@ -32,7 +32,7 @@ from bench.mechanisms.base import (
     AdditiveMechanism,
     SelectionMechanism,
     data_dependent,
-    sample_from_cdf,
+    sample_per_unique_word,
     sensitivity_multiplier,
 )
 from bench.mechanisms.laplace import MultivariateLaplace
@@ -143,24 +143,6 @@ class RegularizedMahalanobis(AdditiveMechanism):
 
 # ---------------------------------------------------------------------- shared sampling code
 
-def _sample_per_unique(mech: SelectionMechanism, ids: np.ndarray, weights) -> np.ndarray:
-    """TEM-style sampler: weights once per unique input word (per tile), one draw per token."""
-    uniq, inverse = np.unique(ids, return_inverse=True)
-    out = np.empty(len(ids), dtype=np.int64)
-    order = np.argsort(inverse, kind="stable")
-    rows_sorted = inverse[order]
-    tile = mech.index.tile
-    cdf = np.empty((min(tile, len(uniq)), mech.space.shape[0]), dtype=np.float64)
-    for start in range(0, len(uniq), tile):
-        stop = min(start + tile, len(uniq))
-        lo, hi = np.searchsorted(rows_sorted, [start, stop])
-        w = weights(mech.inputs[uniq[start:stop]])
-        c = cdf[: stop - start]
-        np.cumsum(w, axis=1, dtype=np.float64, out=c)
-        out[order[lo:hi]] = sample_from_cdf(c, rows_sorted[lo:hi] - start, mech.rng)
-    return out
-
-
 # --------------------------------------------------------------------------------- SanText
 
 @MECHANISMS.register("santext")
@@ -210,7 +192,7 @@ class SanText(SelectionMechanism):
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
         ids = self._lookup(ids)
-        return _sample_per_unique(self, ids, self._weights)
+        return sample_per_unique_word(self, ids, self._weights)
 
     def guarantee(self, sensitivity=None) -> Guarantee:
         return _metric_guarantee(self.epsilon, sensitivity)

@@ -26,10 +26,11 @@ from bench.mechanisms.base import (
     SelectionMechanism,
     check_positive,
     data_dependent,
-    sample_from_cdf,
+    sample_per_unique_word,
     sensitivity_multiplier,
 )
 from bench.neighbors import NeighborIndex, max_pairwise_distance
+
 
 def _metric_guarantee(epsilon: float, sensitivity, proven: bool = True, reason: str = "") -> Guarantee:
     mult, delta, s_proven, s_reason = sensitivity_multiplier(sensitivity)
@@ -97,21 +98,7 @@ class TEM(SelectionMechanism):
         return s
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
-        ids = self._lookup(ids)
-        uniq, inverse = np.unique(ids, return_inverse=True)
-        out = np.empty(len(ids), dtype=np.int64)
-        order = np.argsort(inverse, kind="stable")
-        rows_sorted = inverse[order]
-        tile = self.index.tile
-        cdf = np.empty((min(tile, len(uniq)), self.space.shape[0]), dtype=np.float64)
-        for start in range(0, len(uniq), tile):
-            stop = min(start + tile, len(uniq))
-            lo, hi = np.searchsorted(rows_sorted, [start, stop])
-            w = self._weights(self.inputs[uniq[start:stop]])
-            c = cdf[: stop - start]
-            np.cumsum(w, axis=1, dtype=np.float64, out=c)
-            out[order[lo:hi]] = sample_from_cdf(c, rows_sorted[lo:hi] - start, self.rng)
-        return out
+        return sample_per_unique_word(self, self._lookup(ids), self._weights)
 
     def describe(self) -> dict:
         out = super().describe()
