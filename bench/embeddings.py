@@ -188,9 +188,13 @@ def load_text_embedding(
     rows: list[np.ndarray] = []
     dim: int | None = None
     seen: set[str] = set()
-    with path.open(encoding="utf-8", errors="strict") as f:
-        for lineno, line in enumerate(f, start=1):
-            parts = line.rstrip("\n").rstrip(" ").split(" ")
+    with path.open("rb") as f:  # decoded line by line so an error names its line
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise EmbeddingFormatError(f"{path}:{lineno}: not valid UTF-8") from None
+            parts = line.rstrip("\r\n").rstrip(" ").split(" ")
             if lineno == 1 and fmt in ("auto", "vec"):
                 header = _parse_header(parts)
                 if header is not None:

@@ -182,3 +182,12 @@ def test_malformed_files_name_file_and_line(tmp_path, name, text, fmt, line, mat
     with pytest.raises(EmbeddingFormatError, match=match) as info:
         load_text_embedding(p, vocab_size=None, fmt=fmt)
     assert f"{p}:{line}:" in str(info.value)
+
+
+def test_non_utf8_file_names_file_and_line(tmp_path):
+    from bench.embeddings import EmbeddingFormatError, load_text_embedding
+
+    p = tmp_path / "latin1.txt"
+    p.write_bytes(b"the 0.1 0.2\ncaf\xe9 0.3 0.4\n")
+    with pytest.raises(EmbeddingFormatError, match=r"latin1\.txt:2: not valid UTF-8"):
+        load_text_embedding(p, vocab_size=None)
