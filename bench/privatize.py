@@ -113,9 +113,10 @@ class Privatizer:
     def __post_init__(self) -> None:
         check_oov_policy(self.oov)
         check_combination(self.mechanism, self.mapping)
-        self._inputs = self.sensitivity.transform(self.embedding.input_vectors())
-        self._space = self._inputs[: self.embedding.size]
-        self.index = NeighborIndex(self._space) if self.mapping.outputs_text and \
+        if self.mechanism.space is None:
+            raise ValueError("Privatizer needs a fitted mechanism (use Privatizer.build)")
+        # the mapping searches the space the mechanism was fitted on (the transformed vocabulary)
+        self.index = NeighborIndex(self.mechanism.space) if self.mapping.outputs_text and \
             self.mechanism.kind == "additive" else None
 
     @classmethod
