@@ -10,7 +10,7 @@ Commands:
                    [--tracking-uri URI] [--no-mlflow] [--overwrite never|only-missing|always]
                    [--fail-fast]
     bench mlflow-sync [--results DIR] [--tracking-uri URI]
-    bench report [--results DIR] [--out DIR] [--grid NAME]
+    bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]
     bench perf [--vocab-size N] [--tokens N] [-m MECH ...] [--peers [--peers-path DIR]]
     bench audit -m MECH -e EPS [-p key=value] [--sensitivity S] [--draws N] [--pairs N]
     bench demo
@@ -256,7 +256,7 @@ def cmd_report(args) -> str:
     from bench.report import ReportError, cli_report
 
     try:
-        return cli_report(args.results, args.out, args.grid)
+        return cli_report(args.results, args.out, args.grid, args.audit)
     except ReportError as e:
         raise UsageError(str(e)) from None
 
@@ -379,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--results", default="results")
     rp.add_argument("--out", default=None, help="output folder (default: RESULTS/report)")
     rp.add_argument("--grid", default=None, help="only the cells of this grid (name or path)")
+    rp.add_argument("--audit", default=None, metavar="DIR",
+                    help="`bench audit` status records to show (default: RESULTS/audit where "
+                    "that folder exists; without it the report has no audit column)")
     rp.set_defaults(func=cmd_report)
 
     ms = sub.add_parser("mlflow-sync", help="back-fill MLflow from results/cells")

@@ -1,10 +1,11 @@
 """Reports from a results folder: trade-off, rewrite and guarantee tables, curves, leaderboard.
 
-``bench report [--results DIR] [--out DIR] [--grid NAME]`` calls :func:`cli_report`; the same
-is available without the CLI as ``python -m bench.report``. Every table is written as Markdown,
-LaTeX and CSV; numbers are aggregated over seeds (mean ± std, n); results of different suite
-versions or dataset contents are never pooled; the output is byte-identical for the same
-results. See ``docs/report.md``.
+``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]`` calls
+:func:`cli_report`; the same is available without the CLI as ``python -m bench.report``. Every
+table is written as Markdown, LaTeX and CSV; numbers are aggregated over seeds (mean ± std,
+n); results of different suite versions or dataset contents are never pooled; the output is
+byte-identical for the same results. ``bench audit`` status records (``<results>/audit``) add an audit column
+(:mod:`bench.report.audits`). See ``docs/report.md``.
 
 Example:
     >>> from bench.report import cli_report
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import logging
 
+from bench.report.audits import AuditRecord, AuditSet, load_audits
 from bench.report.build import ReportSummary, build_report, cli_report, headline_metrics
 from bench.report.leaderboard import render_leaderboard
 from bench.report.plots import render_curves, write_curves
@@ -35,6 +37,8 @@ from bench.report.tables import Table, guarantee_table, rewrite_tables, tradeoff
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "AuditRecord",
+    "AuditSet",
     "CellRecord",
     "Config",
     "FailedCell",
@@ -49,6 +53,7 @@ __all__ = [
     "group_cells",
     "guarantee_table",
     "headline_metrics",
+    "load_audits",
     "load_results",
     "render_curves",
     "render_leaderboard",

@@ -4,7 +4,7 @@ Layout of the output folder::
 
     index.md                 summary: cells, groups, warnings, failed cells, list of files
     metrics.json             headline numbers per configuration (``dvc metrics show``)
-    leaderboard.html         self-contained, sortable leaderboard
+    leaderboard.html         self-contained, sortable leaderboard (audit column: see below)
     tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, guarantees
     curves.csv               the plotted points, tidy (``dvc plots show``)
     plots/curves_<dataset>_<model>.png
@@ -12,6 +12,11 @@ Layout of the output folder::
 The folder is built under a temporary name next to ``out`` and renamed into place, so a failure
 leaves the previous report untouched and a success leaves no stale files. An existing ``out``
 holding anything but those entries is never replaced.
+
+Audit status: the ``bench audit`` records under ``<results>/audit`` (or ``audit=DIR``) are
+matched to the privatized configurations (:mod:`bench.report.audits`) and shown in the
+leaderboard's Audit column, a "Privacy audit" table in ``index.md`` and ``metrics.json``.
+Without that folder the report has no audit column (and is unchanged).
 
 Example:
     >>> from bench.report import cli_report
@@ -29,6 +34,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.report.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
 from bench.report.leaderboard import render_leaderboard
 from bench.report.plots import write_curves
 from bench.report.results import (
@@ -70,6 +76,8 @@ class ReportSummary:
     """Mixing and reading warnings."""
     grid: str | None = None
     """Grid the cells were filtered to."""
+    audit: dict[str, int] | None = None
+    """Audit counts (:func:`bench.report.audits.audit_counts`); None without an audit folder."""
 
     def text(self) -> str:
         """The summary the CLI prints."""
@@ -77,13 +85,25 @@ class ReportSummary:
         lines = [(f"report {what}{self.n_cells} cells in {self.n_groups} configurations, "
                   f"{len(self.failed)} failed -> {self.out}: {len(self.tables)} tables "
                   f"(md, tex, csv), {len(self.plots)} plot files, leaderboard.html")]
+        if self.audit is not None:
+            a = self.audit
+            lines.append(f"  audit: {a['records']} record(s); {a['audited']} privatized "
+                         f"configuration(s) audited, {a['not_audited']} not audited")
+            if a["violations"]:
+                lines.append(f"  AUDIT VIOLATION in {a['violations']} configuration(s): the "
+                             "claimed guarantee does not hold (see leaderboard.html, index.md)")
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += [f"  FAILED {n}" for n in self.failed]
         return "\n".join(lines) + "\n"
 
 
-def headline_metrics(groups: list[Group], rs: ResultSet) -> dict:
-    """Numbers for ``dvc metrics``: counts and per configuration utility / privacy / trade-off."""
+def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None = None) -> dict:
+    """Numbers for ``dvc metrics``: counts and per configuration utility / privacy / trade-off.
+
+    With ``audits``, each privatized configuration also gets ``audit`` (``PASS``,
+    ``VIOLATION`` or ``not audited``) and ``audit_max_excess``, and the top level ``audit``
+    (the counts of :func:`bench.report.audits.audit_counts`).
+    """
     configs: dict[str, dict] = {}
     for g in groups:
         c = g.config
@@ -91,7 +111,11 @@ def headline_metrics(groups: list[Group], rs: ResultSet) -> dict:
                f"map={c.mapping} | eps={fmt_eps(c.epsilon).replace('∞', 'inf')}")
         if c.suite_version and len({x.config.suite_version for x in groups}) > 1:
             key += f" | suite={c.suite_version}"
-        entry: dict[str, float | int | None] = {"n_seeds": len(g.records)}
+        entry: dict[str, float | int | str | None] = {"n_seeds": len(g.records)}
+        if audits is not None and not c.is_baseline:
+            rec = audits.match(g)
+            entry["audit"] = rec.status if rec else NOT_AUDITED
+            entry["audit_max_excess"] = _num(rec.max_excess) if rec else None
         u = g.stat(lambda m: m["utility"]["macro_f1"])
         entry["utility_macro_f1"] = _num(u.mean if u else None)
         tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
@@ -102,8 +126,11 @@ def headline_metrics(groups: list[Group], rs: ResultSet) -> dict:
             if to is not None:
                 entry[f"tradeoff_{t}"] = _num(to.mean)
         configs[key] = entry
-    return {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
-            "by_configuration": configs}
+    out = {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
+           "by_configuration": configs}
+    if audits is not None:
+        out["audit"] = audit_counts(audits, groups)
+    return out
 
 
 def _num(x: float | None) -> float | None:
@@ -112,8 +139,54 @@ def _num(x: float | None) -> float | None:
     return float(csv_num(x))
 
 
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+
+
+def _audit_section(groups: list[Group], audits: AuditSet) -> list[str]:
+    """``## Privacy audit``: one row per mechanism configuration and ε, with its status."""
+    rows: dict[tuple, tuple[str, str, str]] = {}
+    for g in groups:
+        if g.config.is_baseline:
+            continue
+        c = g.config
+        rec, key = audits.lookup(g)
+        if rec is None:
+            status, detail = NOT_AUDITED, "—"
+        else:
+            status = f"**⚠ {rec.status}**" if rec.violation else rec.status
+            detail = _md("; ".join(p for p in (rec.excess_text(), rec.size_text(),
+                                                  rec.created) if p))
+        rows.setdefault((c.sensitivity, c.mechanism, c.epsilon, key), (status, detail, key))
+    counts = audit_counts(audits, groups)
+    lines = ["## Privacy audit", ""]
+    if counts["violations"]:
+        lines += [(f"**⚠ VIOLATION: the audit found the claimed guarantee violated for "
+                   f"{counts['violations']} configuration(s).** An empirical lower bound on the "
+                   "privacy loss exceeds the claim (see the rows below)."), ""]
+    lines += [(f"`bench audit` status per mechanism configuration: {counts['records']} audit "
+               f"record(s), {counts['audited']} privatized configuration(s) audited, "
+               f"{counts['not_audited']} not audited. Matched by key (mechanism, ε, mechanism "
+               "parameters as run, sensitivity approach); dataset, model and mapping are not "
+               "part of it. PASS: no evidence against the claim at the audit's sample size; "
+               "max excess = empirical lower bound − claim."), "",
+              "| Mechanism | Sensitivity | ε | Audit | Details | Key |",
+              "|:---|:---|---:|:---|:---|:---|"]
+    for (sens, mech, eps, _key), (status, detail, key) in sorted(rows.items()):
+        lines.append(f"| {_md(mech)} | {_md(sens)} | {fmt_eps(eps)} | {status} | {detail} | "
+                     f"{_code(key) if key else '—'} |")
+    if not rows:
+        lines.append("| (no privatized configurations) |  |  |  |  |  |")
+    unmatched = audits.unmatched(groups)
+    if unmatched:
+        lines += ["", f"Audit records that match no configuration of this report "
+                  f"({len(unmatched)}): " + ", ".join(
+                      f"{_code(r.key)} ({r.status})" for r in unmatched) + "."]
+    return lines + [""]
+
+
 def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list[Table],
-           plots: list[str], title: str) -> str:
+           plots: list[str], title: str, audits: AuditSet | None = None) -> str:
     lines = [f"# {title}", ""]
     suites = sorted({r.suite_version for r in rs.cells})
     base = sum(g.config.is_baseline for g in groups)
@@ -121,6 +194,8 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
                  f"({base} baseline), {len(rs.failed)} failed; suite version(s): "
                  f"{', '.join(suites) or '—'}.")
     lines.append("")
+    if audits is not None:
+        lines += _audit_section(groups, audits)
     if warnings:
         lines += ["## Warnings", ""] + [f"- {_md(w)}" for w in warnings] + [""]
     if rs.failed:
@@ -153,27 +228,33 @@ def _safe_to_replace(out: Path) -> bool:
 
 
 def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
-                 grid: str | None = None) -> ReportSummary:
+                 grid: str | None = None,
+                 audit: str | os.PathLike[str] | None = None) -> ReportSummary:
     """Read ``results``, write every table, plot and the leaderboard into ``out``.
 
     Args:
         results: results folder (holding ``cells/``).
         out: report folder; replaced as a whole (see the module docstring).
         grid: only the cells of this grid (a name under ``experiments/`` or a path).
+        audit: folder of ``bench audit`` status records (default ``<results>/audit``, used
+            only if it exists; a folder given here must exist).
 
     Returns:
         The :class:`ReportSummary`.
 
     Raises:
-        ReportError: missing results, unknown grid, or an ``out`` that is not a report folder.
+        ReportError: missing results, unknown grid, a given ``audit`` folder that does not
+            exist, or an ``out`` that is not a report folder.
     """
     out = Path(out)
     if not _safe_to_replace(out):
         raise ReportError(f"{out} exists and holds files that are not part of a report: not "
                           "replacing it (choose another --out)")
     rs = load_results(results, grid)
+    audits = load_audits(Path(results) / "audit" if audit is None else audit,
+                         required=audit is not None)
     groups, warnings = group_cells(rs.cells)
-    warnings = rs.warnings + warnings
+    warnings = rs.warnings + warnings + (audits.warnings if audits else [])
     prefix = f"{rs.grid}: " if rs.grid else ""
     tables = tradeoff_tables(groups, prefix) + rewrite_tables(groups, prefix)
     tables.append(guarantee_table(groups, prefix))
@@ -187,12 +268,13 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
         plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
         title = f"{rs.grid} report" if rs.grid else "bench report"
         (tmp / "leaderboard.html").write_text(
-            render_leaderboard(groups, rs.grid or "", warnings), encoding="utf-8", newline="\n")
+            render_leaderboard(groups, rs.grid or "", warnings, audits), encoding="utf-8",
+            newline="\n")
         (tmp / "metrics.json").write_text(
-            json.dumps(headline_metrics(groups, rs), indent=1, sort_keys=True,
+            json.dumps(headline_metrics(groups, rs, audits), indent=1, sort_keys=True,
                        ensure_ascii=False) + "\n", encoding="utf-8", newline="\n")
-        (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title),
-                                      encoding="utf-8", newline="\n")
+        (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title,
+                                             audits), encoding="utf-8", newline="\n")
         os.chmod(tmp, 0o755)
         if out.exists():
             shutil.rmtree(out)
@@ -201,19 +283,22 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     summary = ReportSummary(out, len(rs.cells), len(groups), [f.name for f in rs.failed],
-                            [t.name for t in tables], plots, warnings, rs.grid)
+                            [t.name for t in tables], plots, warnings, rs.grid,
+                            audit_counts(audits, groups) if audits is not None else None)
     logger.info("%s", summary.text().rstrip())
     return summary
 
 
 def cli_report(results: str | os.PathLike[str] = "results",
-               out: str | os.PathLike[str] | None = None, grid: str | None = None) -> str:
-    """What ``bench report [--results DIR] [--out DIR] [--grid NAME]`` calls.
+               out: str | os.PathLike[str] | None = None, grid: str | None = None,
+               audit: str | os.PathLike[str] | None = None) -> str:
+    """What ``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]`` calls.
 
     Args:
         results: results folder (default ``results``).
         out: report folder (default ``<results>/report``).
         grid: only the cells of this grid.
+        audit: ``bench audit`` records (default ``<results>/audit`` where it exists).
 
     Returns:
         The summary text to print.
@@ -222,4 +307,4 @@ def cli_report(results: str | os.PathLike[str] = "results",
         ReportError: bad input (the CLI prints it as one line and exits 2).
     """
     out = Path(results) / "report" if out is None else Path(out)
-    return build_report(results, out, grid).text()
+    return build_report(results, out, grid, audit).text()

@@ -6,7 +6,10 @@ macro-F1, per private attribute), and where measured the membership-inference AU
 ``mean ± std`` over seeds. The guarantee type, the seeds and a Pareto marker complete the row: a
 (configuration, ε) point is on the Pareto front when no other point of the same dataset, model
 and attribute has utility and privacy both at least as high and one of them higher (baselines
-take part). The ★ column lists the ε at which the row is on the front.
+take part). The ★ column lists the ε at which the row is on the front. With ``bench audit``
+records (:mod:`bench.report.audits`) an Audit column gives per ε PASS, VIOLATION (red, with its
+max excess, and a banner above the table) or "not audited"; the tooltip holds draws, confidence
+and date. Without an audit folder the column is left out.
 
 Columns sort on click (inline JavaScript, stable, numbers by value, missing values last); the
 page also sorts on load from the query string, ``leaderboard.html?sort=<column id>&dir=desc``,
@@ -26,6 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bench.report.audits import NOT_AUDITED, AuditSet
 from bench.report.results import Group, Stat, fmt_eps
 from bench.report.tables import DASH, describe_guarantee, fmt_stat, slug
 
@@ -124,6 +128,29 @@ def _guarantee(row: Row) -> str:
     return " / ".join(texts) or DASH
 
 
+def _audit_td(row: Row, audits: AuditSet) -> str:
+    """The audit cell: one entry per ε (PASS, VIOLATION with its excess, not audited)."""
+    if row.mechanism == "none":
+        return f'<td class="audit" data-v="">{esc(DASH)}</td>'
+    parts, worst = [], 0
+    for eps, g in sorted(row.by_eps.items()):
+        rec, key = audits.lookup(g)
+        where = f"ε={fmt_eps(eps)}"
+        if rec is None:
+            tip = f"{where}: no audit record with key {key}" if key else where
+            parts.append(f'<span class="audit-none" title="{esc(tip)}">'
+                         f"{esc(NOT_AUDITED)} {esc(where)}</span>")
+            continue
+        worst = max(worst, 2 if rec.violation else 1)
+        cls = "audit-violation" if rec.violation else "audit-pass"
+        text = f"⚠ {rec.status} {where} ({rec.excess_text()})" if rec.violation \
+            else f"{rec.status} {where}"
+        parts.append(f'<span class="{cls}" title="{esc(where + ": " + rec.detail())}">'
+                     f"{esc(text)}</span>")
+    cls = {2: "audit audit-violation", 1: "audit", 0: "audit"}[worst]
+    return f'<td class="{cls}" data-v="{worst}">' + "<br>".join(parts) + "</td>"
+
+
 def _td(s: Stat | None, digits: int = 3) -> str:
     v = "" if s is None else repr(round(s.mean, 9))
     return f'<td class="num" data-v="{esc(v)}">{esc(fmt_stat(s, digits))}</td>'
@@ -138,6 +165,13 @@ th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums} tr:nth-child(even) td{background:#fafafa}
 td.pareto{color:#a05a00;font-weight:bold} ul.warn{color:#8a1f11;font-size:.85em}
+"""
+
+_AUDIT_CSS = """
+#leaderboard td.audit-violation{background:#fde0dc;border:2px solid #b71c1c}
+span.audit-violation{color:#fff;background:#b71c1c;font-weight:bold;padding:0 .3em}
+span.audit-pass{color:#1b5e20} span.audit-none{color:#777}
+p.violation{color:#fff;background:#b71c1c;font-weight:bold;padding:.4em .6em;max-width:70em}
 """
 
 _JS = """
@@ -193,13 +227,15 @@ _JS = """
 
 
 def render_leaderboard(groups: Sequence[Group], title: str = "",
-                       warnings: Sequence[str] = ()) -> str:
+                       warnings: Sequence[str] = (), audits: AuditSet | None = None) -> str:
     """The leaderboard page (one self-contained HTML string).
 
     Args:
         groups: aggregated configurations (:func:`bench.report.results.group_cells`).
         title: page title (e.g. the grid name).
         warnings: shown above the table (e.g. mixed suite versions).
+        audits: ``bench audit`` records (:func:`bench.report.audits.load_audits`); adds the
+            ``audit`` column (and a banner when an audit found a violation). None: no column.
 
     Returns:
         The HTML text.
@@ -213,6 +249,8 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     cols: list[tuple[str, str]] = [("dataset", "Dataset"), ("model", "Model"),
                                    ("mechanism", "Mechanism"), ("sensitivity", "Sensitivity"),
                                    ("mapping", "Mapping"), ("guarantee", "Guarantee")]
+    if audits is not None:
+        cols.append(("audit", "Audit"))
     for e in eps_all:
         et = fmt_eps(e)
         eid = "inf" if math.isinf(e) else slug(f"{e:g}")
@@ -230,6 +268,8 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     for r in rows:
         tds = [f"<td>{esc(x)}</td>" for x in (r.dataset, r.model, r.mechanism, r.sensitivity,
                                               r.mapping, _guarantee(r))]
+        if audits is not None:
+            tds.append(_audit_td(r, audits))
         for e in eps_all:
             g = r.by_eps.get(e)
             tds.append(_td(_u(g) if g else None))
@@ -255,11 +295,26 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
             "★: not dominated in (utility, privacy) within the same dataset, model and "
             "attribute, at the listed ε. Click a column header to sort; "
             "?sort=&lt;column&gt;&amp;dir=desc sorts on load.")
+    css, banner = _CSS, ""
+    if audits is not None:
+        css += _AUDIT_CSS
+        note += (" Audit: the <code>bench audit</code> status of the mechanism configuration "
+                 "(mechanism, ε, parameters, sensitivity approach) per ε; PASS = no evidence "
+                 "against the claimed guarantee at the audit's sample size, VIOLATION = an "
+                 "empirical lower bound on the privacy loss exceeds the claim (max excess = "
+                 "lower bound − claim); hover for draws, confidence and date.")
+        bad = sorted({f"{g.config.mechanism} ε={fmt_eps(g.config.epsilon)} "
+                      f"(sens={g.config.sensitivity})" for g in groups
+                      if (rec := audits.match(g)) is not None and rec.violation})
+        if bad:
+            banner = ("<p class=\"violation\">⚠ Privacy audit VIOLATION: the claimed guarantee "
+                      "does not hold for " + esc(", ".join(bad)) + " (see the Audit column)."
+                      "</p>\n")
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-            f"<title>{esc(heading)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-            f"<h1>{esc(heading)}</h1>\n<p class=\"note\">{note}</p>\n{warn}\n"
+            f"<title>{esc(heading)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
+            f"<h1>{esc(heading)}</h1>\n{banner}<p class=\"note\">{note}</p>\n{warn}\n"
             f"<table id=\"leaderboard\">\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
             + "\n".join(body) + "\n</tbody>\n</table>\n"
             f"<script>{_JS}</script>\n</body>\n</html>\n")

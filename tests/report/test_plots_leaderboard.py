@@ -116,3 +116,19 @@ def test_leaderboard_hostile_name_escaped_in_chromium(results: Path, tmp_path: P
     assert dom.count("<script") == 1 and "<img" not in dom
     assert "&lt;script&gt;document.title=\"pwned\"&lt;/script&gt;" in dom
     assert 'data-sorted="mechanism:ascending"' in dom  # the page still works
+
+
+@needs_chromium
+def test_leaderboard_audit_column_sorts_violation_first(audited_results: Path,
+                                                        tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    build_report(audited_results, out)
+    page = (out / "leaderboard.html").resolve()
+    dom = _dump_dom(page.as_uri() + "?sort=audit&dir=desc", tmp_path)
+    assert 'data-sorted="audit:descending"' in dom
+    header = re.findall(r'<th data-col="([^"]+)"', dom)
+    audit, mech = header.index("audit"), header.index("mechanism")
+    rows = _rows(dom)
+    assert [r[mech] for r in rows] == ["tem", "mvl", "mvl", "mvl", "none"]
+    assert "VIOLATION ε=10" in rows[0][audit] and "PASS ε=1" in rows[1][audit]
+    assert rows[-1][audit] == "—"  # the baseline (nothing to audit) sorts last
