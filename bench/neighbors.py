@@ -41,6 +41,7 @@ class NeighborIndex:
         self._at = np.ascontiguousarray(aug.T)  # (d + 1, |W|): the fast layout for q @ at
         self.tile = int(tile)
         self._buf: np.ndarray | None = None
+        self._at_sq: np.ndarray | None = None  # (d + 2, |W|): [v; ‖v‖²; 1], built on first use
 
     @property
     def size(self) -> int:
@@ -57,6 +58,33 @@ class NeighborIndex:
         qa[:, -1] = 1.0
         out = self._buf[:n]
         np.matmul(qa, self._at, out=out)
+        return out
+
+    def sq_distances(self, queries: np.ndarray, scale: float = 1.0) -> np.ndarray:
+        """``scale²·‖q − v‖²`` for a tile of queries, float32, in the reused buffer.
+
+        One matrix product does it: ``[−2s²q, s², s²‖q‖²] · [v; ‖v‖²; 1]`` (s = ``scale``), so
+        no element-wise pass is needed to turn scores into squared distances. Rounding is
+        float32's on ``s²(‖q‖² + ‖v‖²)``: a relative 1e−7 of that, absolute, so entries near 0
+        (a word's distance to itself) can come out slightly negative or positive; callers clip
+        and treat the exactly known zero distances themselves.
+        """
+        queries = np.atleast_2d(np.asarray(queries, dtype=np.float64))
+        n, d = queries.shape
+        if self._at_sq is None:
+            v = self.vectors
+            self._at_sq = np.ascontiguousarray(np.vstack(
+                [v.T, np.einsum("ij,ij->i", v, v)[None, :], np.ones((1, len(v)))]
+            ).astype(np.float32))
+        if self._buf is None or self._buf.shape[0] < n:
+            self._buf = np.empty((max(n, self.tile), self.size), dtype=np.float32)
+        s2 = float(scale) ** 2
+        qa = np.empty((n, d + 2), dtype=np.float32)
+        qa[:, :d] = -2.0 * s2 * queries
+        qa[:, d] = s2
+        qa[:, d + 1] = s2 * np.einsum("ij,ij->i", queries, queries)
+        out = self._buf[:n]
+        np.matmul(qa, self._at_sq, out=out)
         return out
 
     def search(self, queries: np.ndarray, k: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -45,3 +45,12 @@ def test_max_pairwise_distance_matches_pdist(n):
     rng = np.random.default_rng(n)
     x = rng.normal(size=(n, 8)) * rng.uniform(0.1, 4, size=(n, 1))
     assert max_pairwise_distance(x, tile=128) == pytest.approx(pdist(x).max(), rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.5])
+def test_sq_distances_is_scaled_squared_euclidean(scale):
+    rng = np.random.default_rng(7)
+    v, q = rng.normal(size=(300, 6)), rng.normal(size=(9, 6))
+    idx = NeighborIndex(v, tile=4)
+    want = scale**2 * ((q[:, None, :] - v[None]) ** 2).sum(axis=2)
+    np.testing.assert_allclose(idx.sq_distances(q, scale=scale), want, rtol=1e-5, atol=1e-5)

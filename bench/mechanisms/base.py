@@ -180,40 +180,87 @@ class SelectionMechanism(Mechanism):
         raise NotImplementedError
 
 
-def sample_from_cdf(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Draw one category per entry of ``rows`` from the unnormalised row CDFs ``cdf[row]``.
+CATEGORICAL_BLOCK = 256
+DRAW_CHUNK = 8192
 
-    Vectorised inverse-CDF sampling: each row is normalised and shifted by its row number (row
-    r's CDF occupies (r, r+1]), so one ``searchsorted`` over the flattened array serves every
-    draw. ``cdf`` is modified in place.
+
+def sample_categorical(weights: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+                       block: int = CATEGORICAL_BLOCK) -> np.ndarray:
+    """One independent draw per entry of ``rows`` from the categorical ``weights[row]``.
+
+    ``weights`` is ``(t, m)``, non-negative, every row with a positive sum. Two-level inverse
+    CDF, exact up to floating-point rounding: the row is cut into blocks of ``block`` entries,
+    a draw first picks a block from the CDF of the block sums (one vectorised ``searchsorted``
+    over all rows, row r's normalised CDF shifted into (r, r+1]), then an entry inside the block
+    from the cumulative sum of that block alone. Per row this costs one summing pass (no
+    ``m``-long cumulative sum, the slow part of a plain inverse CDF); per draw, ``block``
+    entries. Returns the column indices.
     """
-    n_rows, n_cat = cdf.shape
-    cdf /= cdf[:, -1:]
-    cdf += np.arange(n_rows, dtype=np.float64)[:, None]
-    u = rng.random(len(rows)) + rows
-    flat = np.searchsorted(cdf.ravel(), u, side="right")
-    out = flat - rows * n_cat
-    return np.minimum(np.maximum(out, 0), n_cat - 1)
+    rows = np.asarray(rows, dtype=np.int64)
+    t, m = weights.shape
+    nb_full, tail = divmod(m, block)
+    nb = nb_full + (tail > 0)
+    bsum = np.empty((t, nb), dtype=np.float64)
+    if nb_full:
+        bsum[:, :nb_full] = weights[:, : nb_full * block].reshape(t, nb_full, block).sum(axis=2)
+    if tail:
+        bsum[:, -1] = weights[:, nb_full * block:].sum(axis=1)
+    cdf = np.cumsum(bsum, axis=1)
+    total = cdf[:, -1:].copy()
+    if not np.all(total > 0):
+        raise ValueError("sample_categorical: a row of weights sums to 0")
+    cdf /= total
+    cdf += np.arange(t, dtype=np.float64)[:, None]
+    out = np.empty(len(rows), dtype=np.int64)
+    offsets = np.arange(block)
+    for a in range(0, len(rows), DRAW_CHUNK):  # bounds the (draws × block) temporaries
+        r = rows[a : a + DRAW_CHUNK]
+        u = rng.random(len(r))
+        blk = np.searchsorted(cdf.ravel(), u + r, side="right") - r * nb
+        np.clip(blk, 0, nb - 1, out=blk)
+        prev = np.where(blk > 0, cdf[r, np.maximum(blk - 1, 0)] - r, 0.0)
+        resid = (u - prev) * total[r, 0]  # the mass still to cover inside the chosen block
+        cols = blk[:, None] * block + offsets[None, :]
+        inside = cols < m
+        vals = weights[r[:, None], np.minimum(cols, m - 1)]
+        vals[~inside] = 0
+        cs = np.cumsum(vals, axis=1, dtype=np.float64)
+        pos = np.count_nonzero(cs <= resid[:, None], axis=1)
+        # rounding can leave resid ≥ the block's own sum: take its last positive entry then
+        last = block - 1 - np.argmax(vals[:, ::-1] > 0, axis=1)
+        out[a : a + DRAW_CHUNK] = blk * block + np.minimum(pos, last)
+    return out
 
 
-def sample_per_unique_word(mech: Mechanism, ids: np.ndarray, weights) -> np.ndarray:
-    """Exact per-occurrence sampling with the per-word work done once per unique input word.
+def unique_word_tiles(ids: np.ndarray, tile: int):
+    """Group token occurrences by unique input word, ``tile`` unique words at a time.
 
-    ``weights(vectors)`` returns the unnormalised output weights ``(n, |W|)`` of a tile of input
-    vectors; every occurrence of a word then gets its own independent inverse-CDF draw from that
-    word's row (equal in distribution to running the mechanism once per occurrence).
+    Yields ``(words, positions, rows)``: the tile's unique input ids, the positions in ``ids``
+    of their occurrences, and for each such occurrence its row in ``words``.
     """
     uniq, inverse = np.unique(ids, return_inverse=True)
-    out = np.empty(len(ids), dtype=np.int64)
     order = np.argsort(inverse, kind="stable")
     rows_sorted = inverse[order]
-    tile = mech.index.tile
-    cdf = np.empty((min(tile, len(uniq)), mech.space.shape[0]), dtype=np.float64)
     for start in range(0, len(uniq), tile):
         stop = min(start + tile, len(uniq))
         lo, hi = np.searchsorted(rows_sorted, [start, stop])
-        w = weights(mech.inputs[uniq[start:stop]])
-        c = cdf[: stop - start]
-        np.cumsum(w, axis=1, dtype=np.float64, out=c)
-        out[order[lo:hi]] = sample_from_cdf(c, rows_sorted[lo:hi] - start, mech.rng)
+        yield uniq[start:stop], order[lo:hi], rows_sorted[lo:hi] - start
+
+
+SAMPLE_TILE = 64  # unique words per tile: a (64 × |W|) float32 buffer stays cache-friendly
+
+
+def sample_per_unique_word(mech: Mechanism, ids: np.ndarray, weights,
+                           tile: int = SAMPLE_TILE) -> np.ndarray:
+    """Exact per-occurrence sampling with the per-word work done once per unique input word.
+
+    ``weights(vectors, words)`` returns the unnormalised output weights ``(n, |W|)`` of a tile
+    of input vectors (``words`` are their input ids); every occurrence of a word then gets its
+    own independent draw from that word's row (:func:`sample_categorical`), equal in
+    distribution to running the mechanism once per occurrence.
+    """
+    out = np.empty(len(ids), dtype=np.int64)
+    for words, positions, rows in unique_word_tiles(ids, tile):
+        w = weights(mech.inputs[words], words)
+        out[positions] = sample_categorical(w, rows, mech.rng)
     return out

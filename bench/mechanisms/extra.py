@@ -30,6 +30,7 @@ from bench.guarantee import Guarantee
 from bench.mechanisms.base import (
     MECHANISMS,
     AdditiveMechanism,
+    SAMPLE_TILE,
     SelectionMechanism,
     data_dependent,
     sample_per_unique_word,
@@ -154,9 +155,10 @@ class SanText(SelectionMechanism):
     d(x, x′) between inputs, and the normaliser by at most exp(ε·d(x, x′)/2).
 
     Sampling is exact per occurrence: for each unique input word, float32 weights
-    exp(−(ε/2)·(d(x, y) − min_y d(x, y))) are written into the index's reused buffer (the shift
-    by the row minimum cancels in the normalisation and keeps the largest weight at 1), then one
-    inverse-CDF draw per token. Weights below float32's range (relative probability < 1e−38)
+    exp(−(ε/2)·(d(x, y) − min_y d(x, y))) are written into the index's reused buffer (one
+    matrix product of scaled squared distances; the shift by the row minimum cancels in the
+    normalisation and keeps the largest weight at 1), then one two-level inverse-CDF draw per
+    token (:func:`bench.mechanisms.base.sample_categorical`). Weights below float32's range (relative probability < 1e−38)
     become 0; their total mass is < |W|·1e−38.
 
     Args:
@@ -169,7 +171,8 @@ class SanText(SelectionMechanism):
     guarantee_kind = "metric"
 
     def _fit(self) -> None:
-        self.index = NeighborIndex(self.space)
+        self.index = NeighborIndex(self.space, tile=SAMPLE_TILE)
+        self._self_zero = bool(np.array_equal(self.inputs[: len(self.space)], self.space))
 
     def distribution(self, ids: np.ndarray) -> np.ndarray:
         """Exact output distributions (float64), one row per input id, ``(len(ids), |W|)``."""
@@ -179,14 +182,15 @@ class SanText(SelectionMechanism):
         w = np.exp(logw)
         return w / w.sum(axis=1, keepdims=True)
 
-    def _weights(self, q: np.ndarray) -> np.ndarray:
-        s = self.index.scores(q)  # q·v − ½‖v‖²
-        s *= -2.0
-        s += np.einsum("ij,ij->i", q, q).astype(np.float32)[:, None]  # ‖q − v‖²
+    def _weights(self, q: np.ndarray, words: np.ndarray) -> np.ndarray:
+        s = self.index.sq_distances(q, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32
+        if self._self_zero:  # a vocabulary word is at distance exactly 0 from itself
+            in_vocab = np.nonzero(words < self.space.shape[0])[0]
+            s[in_vocab, words[in_vocab]] = 0.0
         np.maximum(s, 0.0, out=s)
-        np.sqrt(s, out=s)
+        np.sqrt(s, out=s)  # (ε/2)·d
         s -= s.min(axis=1, keepdims=True)
-        s *= np.float32(-self.epsilon / 2.0)
+        np.negative(s, out=s)
         np.exp(s, out=s)
         return s
 

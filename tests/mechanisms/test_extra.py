@@ -9,19 +9,9 @@ from scipy import stats
 from bench.mechanisms import MECHANISMS, make_mechanism
 from bench.mechanisms.extra import CusText
 
-P_MIN = 1e-3
+from ._stats import P_MIN, chi2_pvalue
+
 NEW = ("mahalanobis", "santext", "custext", "privemb")
-
-
-def chi2_pvalue(samples, probs):
-    counts = np.bincount(samples, minlength=len(probs))
-    expected = probs / probs.sum() * len(samples)
-    keep = expected > 5
-    obs = np.append(counts[keep], counts[~keep].sum())
-    exp = np.append(expected[keep], expected[~keep].sum())
-    if exp[-1] == 0:
-        obs, exp = obs[:-1], exp[:-1]
-    return stats.chisquare(obs, exp).pvalue
 
 
 def pairwise(x):

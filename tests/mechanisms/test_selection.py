@@ -10,18 +10,7 @@ from scipy.special import lambertw
 from bench.mechanisms import make_mechanism
 from bench.mechanisms.selection import TruncatedGumbel, truncated_poisson_ppf
 
-P_MIN = 1e-3
-
-
-def chi2_pvalue(samples, probs):
-    counts = np.bincount(samples, minlength=len(probs))
-    expected = probs / probs.sum() * len(samples)
-    keep = expected > 5
-    obs = np.append(counts[keep], counts[~keep].sum())
-    exp = np.append(expected[keep], expected[~keep].sum())
-    if exp[-1] == 0:
-        obs, exp = obs[:-1], exp[:-1]
-    return stats.chisquare(obs, exp).pvalue
+from ._stats import P_MIN, chi2_pvalue
 
 
 def pairwise(x):
@@ -64,6 +53,34 @@ def test_tem_exact_distribution_and_sampler(tiny, eps):
     rng = np.random.default_rng(11)
     ref = np.array([tem_per_call(tiny, 2, eps, 0.2, rng) for _ in range(6000)])
     assert chi2_pvalue(ref, exact[2]) > P_MIN
+
+
+@pytest.mark.parametrize("path", ["sparse", "dense"])
+def test_tem_both_sampling_paths_match_the_exact_distribution(space, path):
+    """The sparse (L_w only + uniform floor) and dense (full rows) paths, on the same inputs:
+    ε = 4, β = 0.2 puts part of the vocabulary inside γ and ~16% of the mass on the floor."""
+    unk = space.mean(axis=0, keepdims=True)  # an input-only row, like <unk>
+    m = make_mechanism("tem", epsilon=4.0, beta=0.2, rng=21)
+    m.path = path
+    m.fit(space, input_vectors=np.vstack([space, unk]))
+    words = np.array([0, 17, 123, len(space)])
+    exact = m.distribution(words)
+    inside = (pairwise(np.vstack([space, unk]))[words, : len(space)] < m.gamma).sum(axis=1)
+    assert np.all(inside > 1) and np.all(inside < len(space))  # L_w is partial
+    ids = np.repeat(words, 30_000)
+    out = m.sample(ids)
+    for i, w in enumerate(words):
+        assert chi2_pvalue(out[ids == w], exact[i]) > P_MIN
+
+
+def test_tem_auto_path_uses_sparse_for_large_epsilon(space):
+    calls = []
+    for eps, want in ((40.0, "sparse"), (0.5, "dense")):
+        m = make_mechanism("tem", epsilon=eps, rng=22).fit(space)
+        m._sample_sparse = lambda d2, mask, n, rows: calls.append("sparse") or rows
+        m._sample_dense = lambda d2, rows, cut: calls.append("dense") or rows
+        m.sample(np.arange(10))
+        assert calls[-1] == want
 
 
 def test_tem_sampler_detects_wrong_distribution(tiny):
