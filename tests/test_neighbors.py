@@ -54,3 +54,17 @@ def test_sq_distances_is_scaled_squared_euclidean(scale):
     idx = NeighborIndex(v, tile=4)
     want = scale**2 * ((q[:, None, :] - v[None]) ** 2).sum(axis=2)
     np.testing.assert_allclose(idx.sq_distances(q, scale=scale), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("m, k, block", [(1000, 7, 16), (1003, 20, 16), (50, 5, 16), (640, 40, 16)])
+def test_top_k_columns_is_the_exact_top_k(m, k, block):
+    from bench.neighbors import top_k_columns
+
+    rng = np.random.default_rng(m + k)
+    s = rng.normal(size=(6, m)).astype(np.float32)
+    s[0, ::3] = s[0].max() + 1.0  # many equal winners: any k of them will do
+    got = top_k_columns(s, k, block=block)
+    assert got.shape == (6, k)
+    for row, cols in zip(s, got):
+        assert len(set(cols.tolist())) == k
+        np.testing.assert_array_equal(np.sort(row[cols]), np.sort(row)[-k:])

@@ -168,9 +168,21 @@ class TEM(SelectionMechanism):
 
 
 def truncated_poisson_ppf(u: np.ndarray, lam: float, high: int) -> np.ndarray:
-    """Inverse CDF of Poisson(λ) conditioned on 1 ≤ k ≤ high, at uniforms ``u``."""
+    """Inverse CDF of Poisson(λ) conditioned on 1 ≤ k ≤ high, at uniforms ``u``.
+
+    The conditional CDF is tabulated once for k = 1 … K, K the first k where it reaches 1 in
+    float64 (≈ 60 for λ = ln 50,000), so each draw is one ``searchsorted``.
+    """
     f0, fh = stats.poisson.cdf(0, lam), stats.poisson.cdf(high, lam)
-    k = stats.poisson.ppf(f0 + u * (fh - f0), lam)
+    kmax = int(min(high, max(stats.poisson.isf(1e-17, lam), lam) + 2))
+    ks = np.arange(1, kmax + 1)
+    cdf = (stats.poisson.cdf(ks, lam) - f0) / (fh - f0)
+    if kmax == high:
+        cdf[-1] = 1.0  # exactly, whatever the rounding
+    k = np.searchsorted(cdf, np.asarray(u, dtype=np.float64), side="left") + 1
+    over = k > kmax  # only if the table stops short of 1 (u beyond its last value)
+    if over.any():
+        k[over] = np.clip(stats.poisson.ppf(f0 + u[over] * (fh - f0), lam), 1, high)
     return np.clip(k, 1, high).astype(np.int64)
 
 
@@ -200,7 +212,7 @@ class TruncatedGumbel(SelectionMechanism):
     description = "k ~ TruncPoisson(ln|W|) nearest words, argmin of distance + truncated Gumbel"
     guarantee_kind = "metric"
 
-    def __init__(self, *, epsilon: float, b: float | None = None, k_cache: int = 64,
+    def __init__(self, *, epsilon: float, b: float | None = None, k_cache: int = 32,
                  rng: Any = None) -> None:
         super().__init__(epsilon=epsilon, rng=rng)
         self.b_override = None if b is None else check_positive(b, "b", self.name)
@@ -238,7 +250,7 @@ class TruncatedGumbel(SelectionMechanism):
         else:
             self.b = self.noise_scale(self.epsilon, n, self.dmin, self.dmax)
         self.lam = math.log(n)
-        self.index = NeighborIndex(self.space)
+        self.index = NeighborIndex(self.space, tile=SAMPLE_TILE)
         # CDF of the Gumbel(0, b) at the truncation points
         self._F_lo = math.exp(-math.exp(self.dmax / self.b))
         self._F_hi = math.exp(-math.exp(-self.dmax / self.b))
@@ -274,11 +286,18 @@ class TruncatedGumbel(SelectionMechanism):
         out = np.empty(len(ids), dtype=np.int64)
         short = k <= kc
         if short.any():
-            rows = inverse[short]
-            noisy = dist[rows] + self.gumbel((len(rows), kc))
-            noisy[np.arange(kc)[None, :] >= k[short][:, None]] = np.inf
-            out[short] = cand[rows, np.argmin(noisy, axis=1)]
-        for i in np.nonzero(~short)[0]:  # P(k > 64) < 1e-25 at |W| = 50,000
+            # ragged: draw i gets exactly k_i Gumbel variables, laid out flat segment by segment
+            rows, ks = inverse[short], k[short]
+            seg = np.cumsum(ks) - ks
+            flat_row = np.repeat(rows, ks)
+            flat_col = np.arange(int(ks.sum())) - np.repeat(seg, ks)
+            noisy = dist[flat_row, flat_col] + self.gumbel(len(flat_col))
+            is_min = noisy == np.repeat(np.minimum.reduceat(noisy, seg), ks)
+            hit = np.flatnonzero(is_min)[::-1]  # reversed: the first minimum is written last
+            choice = np.empty(len(ks), dtype=np.int64)
+            choice[np.repeat(np.arange(len(ks)), ks)[hit]] = flat_col[hit]
+            out[short] = cand[rows, choice]
+        for i in np.nonzero(~short)[0]:  # P(k > 32) ≈ 5e-8 at |W| = 50,000
             c, dd = self.candidates(ids[i : i + 1], int(k[i]))
             out[i] = c[0, np.argmin(dd[0] + self.gumbel(len(dd[0])))]
         return out
