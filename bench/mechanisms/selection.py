@@ -26,22 +26,11 @@ from bench.mechanisms.base import (
     SAMPLE_TILE,
     SelectionMechanism,
     check_positive,
-    data_dependent,
+    metric_guarantee,
     sample_categorical,
-    sensitivity_multiplier,
     unique_word_tiles,
 )
 from bench.neighbors import NeighborIndex, max_pairwise_distance
-
-
-def _metric_guarantee(epsilon: float, sensitivity, proven: bool = True, reason: str = "") -> Guarantee:
-    mult, delta, s_proven, s_reason = sensitivity_multiplier(sensitivity)
-    if data_dependent(sensitivity):
-        s_proven, s_reason = False, s_reason or "sensitivity statistics fitted on private data"
-    ok = proven and s_proven
-    why = "; ".join(r for r in (reason, s_reason) if r)
-    return Guarantee("metric", epsilon, multiplier=mult, delta=delta,
-                     metric="euclidean (original embedding space)", proven=ok, reason=why)
 
 
 @MECHANISMS.register("tem")
@@ -164,7 +153,7 @@ class TEM(SelectionMechanism):
         return out
 
     def guarantee(self, sensitivity=None) -> Guarantee:
-        return _metric_guarantee(self.epsilon, sensitivity)
+        return metric_guarantee(self.epsilon, sensitivity)
 
 
 def truncated_poisson_ppf(u: np.ndarray, lam: float, high: int) -> np.ndarray:
@@ -311,6 +300,6 @@ class TruncatedGumbel(SelectionMechanism):
     def guarantee(self, sensitivity=None) -> Guarantee:
         self._check_fitted()
         if self.b_override is not None:
-            return _metric_guarantee(self.epsilon, sensitivity, proven=False,
+            return metric_guarantee(self.epsilon, sensitivity, proven=False,
                                      reason="noise scale b set by hand, not from Alg. 1")
-        return _metric_guarantee(self.epsilon, sensitivity)
+        return metric_guarantee(self.epsilon, sensitivity)
