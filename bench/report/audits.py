@@ -5,10 +5,9 @@
 The report reads that folder (``<results>/audit`` by default, ``--audit DIR`` to choose
 another) and gives every privatized configuration the record whose key is the one
 :func:`bench.audit.audit_key` computes from the configuration's mechanism name, ε, mechanism
-parameters and sensitivity approach. The parameters are the ones the run actually used (the
-privatizer description in ``metrics.json`` or the runner's cache, defaults filled in, as the
-audit records them); cells without that description are tried with the parameters of their
-``spec.json``. Dataset, model, mapping, vocabulary and seed are not part of the key.
+parameters and sensitivity approach. The parameters are the mechanism's own parameter record
+rebuilt from ``spec.json`` (defaults filled in, fitted statistics left out, as the audit
+records them), then the parameters of ``spec.json`` as written. Dataset, model, mapping, vocabulary and seed are not part of the key.
 
 Without an audit folder (most users) :func:`load_audits` returns None and the report has no
 audit column at all. A file that is not a readable ``bench-audit/1`` record is skipped with a
@@ -135,34 +134,39 @@ class AuditSet:
         return [r for k, r in sorted(self.records.items()) if k not in used]
 
 
-def _mechanism_params(priv: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
-    mech = priv.get("mechanism") if isinstance(priv, Mapping) else None
-    if not isinstance(mech, Mapping):
+def _constructed_params(name: str, epsilon: float, params: Mapping[str, Any]) -> dict | None:
+    """The mechanism's own parameter record (``Mechanism.params``: configured values, defaults
+    filled in, no fitted statistics) for a configuration — what ``bench audit`` keys on."""
+    from bench.mechanisms import make_mechanism
+
+    try:
+        return dict(make_mechanism(name, epsilon=float(epsilon), **dict(params)).params)
+    except Exception:  # noqa: BLE001 - unknown mechanism or parameters: fall back to the spec
         return None
-    params = {k: v for k, v in mech.items() if k not in ("name", "version", "epsilon")}
-    return str(mech.get("name") or ""), params
 
 
 def config_keys(group: Group) -> list[str]:
     """Audit keys a configuration may have been audited under, most precise first.
 
-    Per cell: the key from the privatizer description (the parameters the run used, defaults
-    filled in, which is what ``bench audit`` records), then the key from ``spec.json``'s
-    mechanism parameters.
+    Per cell: the key from the mechanism's own parameter record, rebuilt from ``spec.json``
+    (:attr:`bench.mechanisms.base.Mechanism.params`: defaults filled in, fitted statistics such
+    as TEM's γ or truncated Gumbel's b left out — exactly what ``bench audit`` records), then the
+    key from ``spec.json``'s mechanism parameters as written.
     """
     from bench.audit import audit_key  # lazy: only reports with an audit folder need it
-    from bench.report.tables import privatizer_of
 
     keys: list[str] = []
     for r in group.records:
         name, params, _version = component(r.spec, "mechanism")
         sens = component(r.spec, "sensitivity")[0]
-        described = _mechanism_params(privatizer_of(r)[0])
         candidates = []
-        if described is not None:
-            candidates.append(audit_key(described[0] or name, r.epsilon, described[1], sens))
+        built = _constructed_params(name, r.epsilon, params)
+        if built is not None:
+            candidates.append(audit_key(name, r.epsilon, built, sens))
         candidates.append(audit_key(name, r.epsilon, params, sens))
-        keys += [k for k in candidates if k not in keys]
+        for k in candidates:
+            if k not in keys:
+                keys.append(k)
     return keys
 
 

@@ -32,10 +32,9 @@ def audited_results(results: Path) -> Path:
     """The fixture results plus ``<results>/audit`` as ``bench audit`` writes it.
 
     * ``mvl`` ε=1, sensitivity none: a real (small, seeded) audit on a 50-word line embedding:
-      PASS, key ``mvl__eps=1__sens=none__calibrate=False`` (the parameters as run, from the
-      cells' privatizer description);
-    * ``tem`` ε=10, β=0.001: a constructed report with one violating row (the cells carry no
-      privatizer description: matched through ``spec.json``'s parameters);
+      PASS, key ``mvl__eps=1__sens=none__calibrate=False`` (the mechanism's parameter record,
+      defaults filled in);
+    * ``tem`` ε=10, β=0.001: a constructed report with one violating row;
     * ``laplace`` ε=5: matches no configuration of the fixture.
     """
     import numpy as np

@@ -35,15 +35,34 @@ def test_format_is_the_auditors() -> None:
     assert AUDIT_FORMAT == audit.AUDIT_FORMAT
 
 
-def test_keys_from_privatizer_description_then_spec(results: Path) -> None:
+def test_keys_from_mechanism_params_then_spec(results: Path) -> None:
     groups, _ = group_cells(load_results(results).cells)
     keys = {(g.config.mechanism, g.config.sensitivity, g.config.epsilon, g.config.suite_version):
             config_keys(g) for g in groups if not g.config.is_baseline}
-    # mvl cells describe their privatizer (calibrate=False filled in) -> that key first
+    # the mechanism's own parameter record (calibrate=False filled in) first, then the spec's
     assert keys[("mvl", "none", 1.0, "0.1.0")] == [MVL_1, "mvl__eps=1__sens=none"]
-    # tem cells do not: the spec's parameters
-    assert keys[("tem", "none", 10.0, "0.1.0")] == [TEM_10]
-    assert keys[("mvl", "none", 10.0, "0.0.9")] == ["mvl__eps=10__sens=none"]
+    assert keys[("tem", "none", 10.0, "0.1.0")] == [TEM_10]  # both give the same key
+    assert keys[("mvl", "none", 10.0, "0.0.9")] == ["mvl__eps=10__sens=none__calibrate=False",
+                                                   "mvl__eps=10__sens=none"]
+
+
+@pytest.mark.parametrize("mechanism, params, eps, want", [
+    ("tem", {}, 1.0, "tem__eps=1__sens=none__beta=0.001"),  # not γ, a fitted statistic
+    ("truncated_gumbel", {}, 100.0, "truncated_gumbel__eps=100__sens=none"),  # not the derived b
+    ("trlaplace", {"C": 1.0}, 10.0, None),  # configured parameters only, as the audit records
+])
+def test_keys_leave_out_fitted_statistics(mechanism, params, eps, want) -> None:
+    from bench.audit import audit_key
+    from bench.mechanisms import make_mechanism
+    from bench.report.audits import _constructed_params
+
+    built = _constructed_params(mechanism, eps, params)
+    assert built == make_mechanism(mechanism, epsilon=eps, **params).params
+    key = audit_key(mechanism, eps, built, "none")
+    if want is not None:
+        assert key == want
+    for derived in ("gamma", "b=", "delta_max", "alpha=", "d_eff", "A="):
+        assert derived not in key.replace(f"{mechanism}__", "")
 
 
 def test_leaderboard_shows_pass_violation_not_audited(audited_results: Path,
