@@ -212,19 +212,18 @@ def cmd_validate(args) -> str:
 
 
 def cmd_run(args) -> str:
-    from bench.grid import cli_validate
+    from bench.grid import cli_validate, load_grid
     from bench.runner import run_grid
 
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written
         raise UsageError(text.strip().removeprefix("error: "))
+    grid = load_grid(args.grid)  # once more, for the run itself (validation loaded it too)
     bar = None
     if sys.stderr.isatty():  # a progress bar on a terminal, quiet otherwise
         from tqdm import tqdm
 
-        from bench.grid import load_grid
-
-        bar = tqdm(total=len(load_grid(args.grid).cells), unit="cell", file=sys.stderr)
+        bar = tqdm(total=len(grid.cells), unit="cell", file=sys.stderr)
 
     def progress(r) -> None:
         if bar is not None:
@@ -238,7 +237,7 @@ def cmd_run(args) -> str:
              else print(line, file=sys.stderr, flush=True))
 
     try:
-        summary = run_grid(args.grid, results=args.results, jobs=args.jobs,
+        summary = run_grid(grid, results=args.results, jobs=args.jobs,
                            executor=args.executor, scheduler=args.scheduler,
                            tracking_uri=args.tracking_uri, mlflow=not args.no_mlflow,
                            overwrite=args.overwrite, fail_fast=args.fail_fast,

@@ -507,7 +507,7 @@ def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
     return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
 
 
-def run_grid(grid_path: str | Path, results: str | Path = "results", jobs: int = 1,
+def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs: int = 1,
              executor: str = "local", scheduler: str | None = None,
              tracking_uri: str | None = None, mlflow: bool = True,
              overwrite: str = "only-missing", fail_fast: bool = False,
@@ -515,7 +515,7 @@ def run_grid(grid_path: str | Path, results: str | Path = "results", jobs: int =
     """Run every valid cell of a grid (see the module docstring); returns the summary.
 
     Args:
-        grid_path: the grid YAML.
+        grid_path: the grid YAML (or a :class:`~bench.grid.Grid` already loaded from it).
         results: results folder (``cells/``, ``cache/``, ``mlflow.db``).
         jobs: worker processes for the ``local`` executor (joblib; 1 = in-process).
         executor: ``local`` or ``dask``.
@@ -532,7 +532,8 @@ def run_grid(grid_path: str | Path, results: str | Path = "results", jobs: int =
     if executor not in ("local", "dask"):
         raise ValueError(f"executor must be 'local' or 'dask', got {executor!r}")
     t0 = time.perf_counter()
-    grid = load_grid(grid_path)
+    grid = grid_path if isinstance(grid_path, Grid) else load_grid(grid_path)
+    grid_path = grid.path if isinstance(grid_path, Grid) else grid_path
     results = Path(results)
     groups = plan(grid)
     tracker = None
