@@ -167,9 +167,9 @@ def _audit_section(groups: list[Group], audits: AuditSet) -> list[str]:
     lines += [(f"`bench audit` status per mechanism configuration: {counts['records']} audit "
                f"record(s), {counts['audited']} privatized configuration(s) audited, "
                f"{counts['not_audited']} not audited. Matched by key (mechanism, ε, mechanism "
-               "parameters as run, sensitivity approach); dataset, model and mapping are not "
-               "part of it. PASS: no evidence against the claim at the audit's sample size; "
-               "max excess = empirical lower bound − claim."), "",
+               "parameters with defaults filled in, sensitivity approach); dataset, model and "
+               "mapping are not part of it. PASS: no evidence against the claim at the audit's "
+               "sample size; max excess = empirical lower bound − claim."), "",
               "| Mechanism | Sensitivity | ε | Audit | Details | Key |",
               "|:---|:---|---:|:---|:---|:---|"]
     for (sens, mech, eps, _key), (status, detail, key) in sorted(rows.items()):
