@@ -138,6 +138,9 @@ class Mechanism:
         self.inputs = space if input_vectors is None else np.asarray(input_vectors, np.float64)
         if self.inputs.shape[1] != space.shape[1]:
             raise ValueError(f"{self.name}: input vectors and vocabulary differ in dimension")
+        # input id i < |W| is vocabulary word i (the privatizer's layout: vocabulary + <unk>)
+        self.inputs_start_with_vocab = (
+            self.inputs is space or np.array_equal(self.inputs[: len(space)], space))
         self._fit()
         return self
 
@@ -196,6 +199,20 @@ class SelectionMechanism(Mechanism):
     """A mechanism that samples an output word directly."""
 
     kind = "selection"
+
+    def word_sq_distances(self, words: np.ndarray, scale: float = 1.0) -> np.ndarray:
+        """``scale²·d²`` from input words to every vocabulary word, float32, ``(n, |W|)``.
+
+        One matrix product into ``self.index``'s reused buffer
+        (:meth:`bench.neighbors.NeighborIndex.sq_distances`). When input id i < |W| is
+        vocabulary word i, a word's distance to itself is set to exactly 0 (float32
+        cancellation would otherwise leave up to ~1e−3 there).
+        """
+        d2 = self.index.sq_distances(self.inputs[words], scale=scale)
+        if self.inputs_start_with_vocab:
+            in_vocab = np.nonzero(words < self.space.shape[0])[0]
+            d2[in_vocab, words[in_vocab]] = 0.0
+        return d2
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
         """Output word ids, sampled independently for every occurrence."""
@@ -276,13 +293,13 @@ def sample_per_unique_word(mech: Mechanism, ids: np.ndarray, weights,
                            tile: int = SAMPLE_TILE) -> np.ndarray:
     """Exact per-occurrence sampling with the per-word work done once per unique input word.
 
-    ``weights(vectors, words)`` returns the unnormalised output weights ``(n, |W|)`` of a tile
-    of input vectors (``words`` are their input ids); every occurrence of a word then gets its
-    own independent draw from that word's row (:func:`sample_categorical`), equal in
-    distribution to running the mechanism once per occurrence.
+    ``weights(words)`` returns the unnormalised output weights ``(n, |W|)`` of a tile of
+    unique input ids; every occurrence of a word then gets its own independent draw from that
+    word's row (:func:`sample_categorical`), equal in distribution to running the mechanism
+    once per occurrence.
     """
     out = np.empty(len(ids), dtype=np.int64)
     for words, positions, rows in unique_word_tiles(ids, tile):
-        w = weights(mech.inputs[words], words)
+        w = weights(words)
         out[positions] = sample_categorical(w, rows, mech.rng)
     return out

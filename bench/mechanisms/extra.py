@@ -168,7 +168,6 @@ class SanText(SelectionMechanism):
 
     def _fit(self) -> None:
         self.index = NeighborIndex(self.space, tile=SAMPLE_TILE)
-        self._self_zero = bool(np.array_equal(self.inputs[: len(self.space)], self.space))
 
     def distribution(self, ids: np.ndarray) -> np.ndarray:
         """Exact output distributions (float64), one row per input id, ``(len(ids), |W|)``."""
@@ -178,11 +177,8 @@ class SanText(SelectionMechanism):
         w = np.exp(logw)
         return w / w.sum(axis=1, keepdims=True)
 
-    def _weights(self, q: np.ndarray, words: np.ndarray) -> np.ndarray:
-        s = self.index.sq_distances(q, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32
-        if self._self_zero:  # a vocabulary word is at distance exactly 0 from itself
-            in_vocab = np.nonzero(words < self.space.shape[0])[0]
-            s[in_vocab, words[in_vocab]] = 0.0
+    def _weights(self, words: np.ndarray) -> np.ndarray:
+        s = self.word_sq_distances(words, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32
         np.maximum(s, 0.0, out=s)
         np.sqrt(s, out=s)  # (ε/2)·d
         s -= s.min(axis=1, keepdims=True)

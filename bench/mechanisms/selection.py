@@ -65,8 +65,6 @@ class TEM(SelectionMechanism):
         n = self.space.shape[0]
         self.gamma = (2.0 / self.epsilon) * math.log((1 - self.beta) * (n - 1) / self.beta)
         self.index = NeighborIndex(self.space, tile=SAMPLE_TILE)
-        # input id i < |W| is vocabulary word i (so its distance to output i is exactly 0)
-        self._self_zero = bool(np.array_equal(self.inputs[: n], self.space))
         self._mask: np.ndarray | None = None  # reused (tile × |W|) boolean buffer
 
     def distribution(self, ids: np.ndarray) -> np.ndarray:
@@ -100,12 +98,8 @@ class TEM(SelectionMechanism):
         return out
 
     def _sample_tile(self, words: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        q = self.inputs[words]
-        d2 = self.index.sq_distances(q, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32
+        d2 = self.word_sq_distances(words, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32
         cut = np.float32((self.epsilon / 2.0 * self.gamma) ** 2)  # (ε/2)²·γ²
-        if self._self_zero:
-            in_vocab = np.nonzero(words < self.space.shape[0])[0]
-            d2[in_vocab, words[in_vocab]] = 0.0  # exactly: a word is at distance 0 from itself
         if self._mask is None or self._mask.shape[0] < len(words):
             self._mask = np.empty((max(len(words), SAMPLE_TILE), d2.shape[1]), dtype=bool)
         mask = np.less(d2, cut, out=self._mask[: len(words)])
