@@ -1,7 +1,7 @@
 """The ``bench`` console script.
 
 Commands:
-    bench ls mechanisms|sensitivity|mappings|embeddings|datasets [--details]
+    bench ls mechanisms|sensitivity|mappings|embeddings|datasets|adversaries [--details]
     bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
@@ -10,7 +10,7 @@ Commands:
                    [--tracking-uri URI] [--no-mlflow] [--overwrite never|only-missing|always]
                    [--fail-fast]
     bench mlflow-sync [--results DIR] [--tracking-uri URI]
-    bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]
+    bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR] [--adversary NAME]
     bench perf [--vocab-size N] [--tokens N] [-m MECH ...] [--peers [--peers-path DIR]]
     bench audit -m MECH -e EPS [-p key=value] [--sensitivity S] [--draws N] [--pairs N]
     bench demo
@@ -99,6 +99,22 @@ def cmd_ls(args) -> str:
             rows.append((name, doc))
         rows.append(("--embedding-file PATH", "a GloVe text file or a word2vec/fastText .vec file"))
         return _table(rows)
+    if what == "adversaries":
+        from bench.attacks.adversary import (
+            ADVERSARIES,
+            ADVERSARY_INFO,
+            DEFAULT_ADVERSARIES,
+            adversary_accepts,
+            adversary_version,
+        )
+
+        rows = [("name", "version", "reads", "description")]
+        for name in ADVERSARIES.names():
+            rows.append((name, adversary_version(name), "+".join(sorted(adversary_accepts(name))),
+                         ADVERSARY_INFO.get(name, "")))
+        return (_table(rows) + f"default set (grid setting `adversaries`): "
+                f"{', '.join(DEFAULT_ADVERSARIES)} ('model' = the cell's model; informed and "
+                f"lexical only where the output is text); privacy = 1 - max macro-F1\n")
     raise UsageError(f"unknown listing {what!r}")  # argparse restricts choices
 
 
@@ -255,7 +271,7 @@ def cmd_report(args) -> str:
     from bench.report import ReportError, cli_report
 
     try:
-        return cli_report(args.results, args.out, args.grid, args.audit)
+        return cli_report(args.results, args.out, args.grid, args.audit, args.adversary)
     except ReportError as e:
         raise UsageError(str(e)) from None
 
@@ -289,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("ls", help="list registered components")
     ls.add_argument("what", choices=["mechanisms", "sensitivity", "mappings", "embeddings",
-                                     "datasets"])
+                                     "datasets", "adversaries"])
     ls.add_argument("--details", action="store_true", help="datasets: print the dataset cards")
     ls.set_defaults(func=cmd_ls)
 
@@ -381,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--audit", default=None, metavar="DIR",
                     help="`bench audit` status records to show (default: RESULTS/audit where "
                     "that folder exists; without it the report has no audit column)")
+    rp.add_argument("--adversary", default=None, metavar="NAME",
+                    help="privacy from this adversary instead of the strongest one: 'model' "
+                    "(each cell's own model, the thesis layout) or a name from `bench ls "
+                    "adversaries`")
     rp.set_defaults(func=cmd_report)
 
     ms = sub.add_parser("mlflow-sync", help="back-fill MLflow from results/cells")

@@ -80,10 +80,12 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "oov": "unk",
     "metrics": ["utility", "privacy", "runtime", "guarantee"],
     "mia": False,
+    "mia_target": "memorise",
     "rewrite_metrics": False,
     "rewrite_max_docs": None,
     "baseline": True,
     "models": {},
+    "adversaries": None,
 }
 """Every ``settings`` key and its default (documented in ``docs/grids.md``)."""
 
@@ -202,7 +204,8 @@ class Cell:
     """The grid's settings for this cell (``models`` replaced by ``model_defaults``, the
     hyperparameters of this cell's model only, so other models' settings do not change it)."""
     versions: FrozenDict = field(default_factory=FrozenDict)
-    """Component versions (``dataset``, ``model``, ``mechanism``, ``sensitivity``, ``mapping``)."""
+    """Component versions (``dataset``, ``model``, ``mechanism``, ``sensitivity``, ``mapping``)
+    and ``adversaries``: the attribute adversaries of the cell as ``"name=version,..."``."""
 
     # -- identity ----------------------------------------------------------------------------
     @property
@@ -234,6 +237,8 @@ class Cell:
             "epsilon": _eps_json(self.epsilon),
             "seed": self.seed,
             "settings": _thaw(self.settings),
+            # the attribute adversaries run on this cell, ``name=version`` (bench.attacks)
+            "adversaries": v.get("adversaries"),
         }
 
     @classmethod
@@ -243,6 +248,8 @@ class Cell:
         versions = {k: spec[k].get("version") for k in
                     ("dataset", "model", "mechanism", "sensitivity", "mapping")
                     if spec[k].get("version") is not None}
+        if spec.get("adversaries") is not None:
+            versions["adversaries"] = spec["adversaries"]
         return cls(
             dataset=spec["dataset"]["name"], dataset_config=freeze(spec["dataset"]["config"]),
             model=spec["model"]["name"], model_params=freeze(spec["model"]["params"]),
@@ -727,6 +734,11 @@ class _Parser:
         for m in metrics:
             if m not in METRIC_GROUPS:
                 raise self.fail(k + "metrics", _unknown("metric group", m, METRIC_GROUPS))
+        if s["mia_target"] not in ("memorise", "utility"):
+            raise self.fail(k + "mia_target", f"must be 'memorise' (the target is trained to "
+                                              f"memorise its members, as in TEM's experiment) or "
+                                              f"'utility' (the utility model's settings), got "
+                                              f"{s['mia_target']!r}")
         for flag in ("mia", "rewrite_metrics", "baseline"):
             if not isinstance(s[flag], bool):
                 raise self.fail(k + flag, f"must be true or false, got {s[flag]!r}")
@@ -742,8 +754,25 @@ class _Parser:
                                                      f"got {params!r}")
             self._check_model_params(f"{k}models.{name}", catalog[name], params)
         s["metrics"] = sorted(set(metrics), key=metrics.index)
+        self._check_adversaries(k + "adversaries", s["adversaries"])
         self.settings = s
         return s
+
+    def _check_adversaries(self, key: str, value: Any) -> None:
+        """``adversaries``: null (the default set) or a non-empty list of adversary names."""
+        if value is None:
+            return
+        if (not isinstance(value, list) or not value
+                or not all(isinstance(v, str) for v in value)):
+            raise self.fail(key, f"must be a non-empty list of adversary names (`bench ls "
+                                 f"adversaries`; `model` = the cell's model) or null for the "
+                                 f"default set, got {value!r}")
+        from bench.attacks.adversary import ADVERSARIES, MODEL_ADVERSARY
+
+        for v in value:
+            if v != MODEL_ADVERSARY and v not in ADVERSARIES:
+                raise self.fail(key, _unknown("adversary", v, [*ADVERSARIES.names(),
+                                                                MODEL_ADVERSARY]))
 
     def _check_model_params(self, key: str, info: ModelInfo, params: Mapping[str, Any]) -> None:
         if info.params is None:
@@ -1030,6 +1059,18 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
             mapping_cache[name] = p.named("mapping", name, "axes.mapping (default)")
         return mapping_cache[name]
 
+    adv_cache: dict[tuple[str, str], tuple[str, list]] = {}
+
+    def adversaries_for(model_name: str, output: str) -> tuple[str, list]:
+        """``"name=version,..."`` of the cell's adversaries (hashed) and those left out."""
+        key = (model_name, output)
+        if key not in adv_cache:
+            from bench.attacks.adversary import adversary_version, resolve_adversaries
+
+            names, left = resolve_adversaries(settings["adversaries"], model_name, output)
+            adv_cache[key] = (",".join(f"{n}={adversary_version(n)}" for n in names), left)
+        return adv_cache[key]
+
     def make(ds: _Entry, model: _Entry, mech: _Entry | None, sens: _Entry | None,
              mapping: _Entry | None, eps: float, seed: int) -> tuple[Cell, str]:
         st = settings_for.get(model.name)
@@ -1038,15 +1079,20 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
                 **freeze(cell_settings),
                 "model_defaults": freeze(settings["models"].get(model.name, {}))})
         if mech is None:  # baseline
+            advs, _ = adversaries_for(model.name, "text")
             cell = Cell(ds.name, ds.params, model.name, model.params, BASELINE, FrozenDict(),
                         "none", FrozenDict(), "none", FrozenDict(), math.inf, seed, st,
-                        freeze({"dataset": ds.version, "model": model.version}))
+                        freeze({"dataset": ds.version, "model": model.version,
+                                "adversaries": advs}))
             return cell, ds.extra
+        out = "vectors" if (mech.extra.kind == "additive" and
+                            not mapping.extra.outputs_text) else "text"
+        advs, adv_left = adversaries_for(model.name, out)
         cell = Cell(ds.name, ds.params, model.name, model.params, mech.name, mech.params,
                     sens.name, sens.params, mapping.name, mapping.params, eps, seed, st,
                     freeze({"dataset": ds.version, "model": model.version,
                             "mechanism": mech.version, "sensitivity": sens.version,
-                            "mapping": mapping.version}))
+                            "mapping": mapping.version, "adversaries": advs}))
         # one reason per cell, the most fundamental first: what can never run, then what is
         # refused at this epsilon, then what is missing in this environment
         from bench.privatize import InvalidCombination, check_combination
@@ -1055,8 +1101,6 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
             check_combination(mech.extra, mapping.extra)
         except InvalidCombination as e:
             return cell, str(e)
-        out = "vectors" if (mech.extra.kind == "additive" and
-                            not mapping.extra.outputs_text) else "text"
         if out not in model.extra.accepts:
             return cell, (f"model {model.name!r} takes {' or '.join(sorted(model.extra.accepts))}"
                           f" only; mechanism {mech.name!r} with mapping {mapping.name!r} outputs "
@@ -1064,7 +1108,11 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
         refusal = p.mechanism_refusal(mech, eps)
         if refusal:
             return cell, refusal
-        return cell, ds.extra
+        if ds.extra:
+            return cell, ds.extra
+        if adv_left and settings["adversaries"] is not None:  # explicitly asked for
+            return cell, adv_left[0][1]
+        return cell, None
 
     def expand(per_axis: dict[str, list[Any] | None]):
         """Cells of a (sub-)product in AXES order (the first axis varies slowest)."""

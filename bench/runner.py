@@ -288,9 +288,72 @@ def _n_classes(task) -> int | None:
     return len(task.classes) if task.kind != "multilabel" else None
 
 
+def _attack_privatizer(cell: Cell):
+    """A freshly fitted privatizer of the cell's configuration for the ``informed`` adversary
+    (which knows the mechanism and its parameters: the DP threat model); ``None`` on the
+    baseline. Its random stream is its own (seeded from the cell seed), never the one that
+    privatized the corpus."""
+    from bench.privatize import Privatizer
+
+    if cell.is_baseline:
+        return None
+    s = cell.settings
+    return Privatizer.build(
+        mechanism=cell.mechanism, epsilon=cell.epsilon, sensitivity=cell.sensitivity,
+        mapping=cell.mapping, seed=[cell.seed, 1], embedding=_embedding(cell),
+        oov=s.get("oov", "unk"), mechanism_params=dict(cell.mechanism_params),
+        sensitivity_params=dict(cell.sensitivity_params),
+        mapping_params=dict(cell.mapping_params))
+
+
+def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str, Any]:
+    """Every configured adversary on every private attribute; privacy = the strongest attack.
+
+    For each privacy task, each adversary of the cell (:func:`bench.attacks.adversary.
+    resolve_adversaries`: the grid's ``adversaries`` setting, default lexical + the cell's model
+    + informed) is trained on the privatized training split (dev split for model selection)
+    and scored on the privatized test split (Riecker 2023, Sec. 4.2). The task's headline
+    ``privacy`` is ``1 - max`` adversary macro-F1, with the winner in ``adversary`` and every
+    adversary's metrics in ``by_adversary`` (:func:`bench.attacks.adversary.headline`).
+    """
+    from bench.attacks.adversary import (
+        adversary_version,
+        attribute_adversary,
+        headline,
+        make_adversary,
+        resolve_adversaries,
+    )
+
+    Xtr, Xdev, Xte = splits
+    split = ds.splits
+    names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
+                                          cell.output)
+    privatizer = None
+    out: dict[str, Any] = {}
+    for task_name, ptask in ds.privacy_tasks.items():
+        n_cls = _n_classes(ptask)
+        by_adv: dict[str, dict] = {}
+        for name in names:
+            extra: dict[str, Any] = {}
+            if name == "informed":
+                if privatizer is None and not cell.is_baseline:
+                    privatizer = _attack_privatizer(cell)
+                extra = {"privatizer": privatizer,
+                         "attribute_words": (list(ptask.classes)
+                                             if ptask.kind == "multilabel" else None)}
+            adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
+                                 params=cell.model_kwargs() if name == cell.model else None,
+                                 **extra)
+            res = attribute_adversary(
+                adv, Xtr, ptask.labels[split["train"]], Xte, ptask.labels[split["test"]],
+                X_dev=Xdev, y_dev=ptask.labels[split["dev"]], n_classes=n_cls, seed=cell.seed)
+            by_adv[name] = res.metrics | {"version": adversary_version(name)}
+        out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
+    return out
+
+
 def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) -> dict:
     """Run one cell and return its metrics (the caller writes them)."""
-    from bench.attacks.adversary import attribute_adversary
     from bench.metrics.classification import chance_level, classification_scores, is_chance_level
     from bench.models import make_model
 
@@ -324,14 +387,8 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
     metrics["utility"] = {"task": task.name, **util, "fit_seconds": fit_s}
-    metrics["privacy"] = {}
     t0 = time.perf_counter()
-    for name, ptask in ds.privacy_tasks.items():
-        res = attribute_adversary(
-            cell.model, Xtr, ptask.labels[split["train"]], Xte, ptask.labels[split["test"]],
-            X_dev=Xdev, y_dev=ptask.labels[split["dev"]], model_params=params,
-            n_classes=_n_classes(ptask), seed=cell.seed)
-        metrics["privacy"][name] = res.metrics
+    metrics["privacy"] = attack_privacy(cell, ds, (Xtr, Xdev, Xte))
     adv_s = time.perf_counter() - t0
     s = cell.settings
     t0 = time.perf_counter()
@@ -343,7 +400,9 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
             cell.model, _subset(corpus, split["mia_members"]), ylab[split["mia_members"]],
             _subset(corpus, split["mia_nonmembers"]), ylab[split["mia_nonmembers"]],
             _subset(corpus, split["mia_shadow"]), ylab[split["mia_shadow"]],
-            model_params=params, seed=cell.seed)
+            model_params=params,
+            target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
+            seed=cell.seed)
         metrics["mia"] = mia.metrics
     mia_s = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -366,18 +425,64 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     return metrics
 
 
+def mark_mia_validity(metrics: dict, baseline: dict | None) -> dict:
+    """Set ``mia_valid`` / ``mia_invalid_reason``: an MIA measures something only if its
+    strongest attack on the unprivatized model is clearly above AUC 0.5
+    (:func:`bench.attacks.membership.mia_validity`); ``None`` without a baseline MIA."""
+    from bench.attacks.membership import mia_validity
+
+    if "mia" not in metrics:
+        return metrics
+    if baseline is None or "mia" not in baseline:
+        ok, reason = None, "no unprivatized baseline with membership inference to check against"
+    else:
+        ok, reason = mia_validity(baseline["mia"])
+    metrics["mia"]["mia_valid"], metrics["mia"]["mia_invalid_reason"] = ok, reason
+    return metrics
+
+
+def mark_privacy_validity(metrics: dict, baseline: dict | None) -> dict:
+    """Set ``privacy_valid`` / ``privacy_invalid_reason`` on every privacy task of ``metrics``.
+
+    The rule (:func:`bench.attacks.adversary.privacy_validity`): a privacy measurement exists
+    only if the strongest adversary beats chance on the unprivatized baseline. ``baseline`` is
+    the baseline cell's metrics (for a baseline cell: its own); ``None`` = no baseline run.
+    """
+    from bench.attacks.adversary import privacy_validity
+
+    for name, p in metrics.get("privacy", {}).items():
+        pb = None if baseline is None else baseline.get("privacy", {}).get(name)
+        ok, reason = privacy_validity(pb)
+        p["privacy_valid"], p["privacy_invalid_reason"] = ok, reason
+    return metrics
+
+
 def add_deltas(metrics: dict, baseline: dict | None) -> dict:
-    """Δutility, Δprivacy and the trade-off vs the matching baseline (Riecker 2023, Sec. 4.2)."""
+    """Δutility, Δprivacy and the trade-off vs the matching baseline (Riecker 2023, Sec. 4.2).
+
+    Δprivacy and the trade-off are computed only where the privacy measurement is valid (the
+    strongest adversary beats chance on the baseline); elsewhere they are ``None`` with the
+    reason, never a silent zero.
+    """
     from bench.metrics.classification import deltas
 
+    mark_privacy_validity(metrics, baseline)
+    mark_mia_validity(metrics, baseline)
     if baseline is None or "utility" not in baseline:
         return metrics
     out = {}
     u, ub = metrics["utility"]["macro_f1"], baseline["utility"]["macro_f1"]
     for name, p in metrics.get("privacy", {}).items():
         pb = baseline.get("privacy", {}).get(name)
-        if pb is not None:
-            out[name] = deltas(u, ub, p["privacy"], pb["privacy"])
+        if pb is None:
+            continue
+        if p.get("privacy_valid"):
+            out[name] = deltas(u, ub, p["privacy"], pb["privacy"]) | {
+                "privacy_valid": True, "reason": None}
+        else:
+            out[name] = {"delta_utility": u - ub, "delta_privacy": None, "tradeoff": None,
+                         "privacy_valid": p.get("privacy_valid"),
+                         "reason": p.get("privacy_invalid_reason")}
     metrics["vs_baseline"] = {"delta_utility": u - ub, "by_privacy_task": out}
     return metrics
 
@@ -406,9 +511,14 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
                           "suite_version": bench.__version__}
     try:
         metrics = evaluate_cell(cell, results, dataset_hash)
-        if baseline_hash and not cell.is_baseline:
-            bfile = results / "cells" / baseline_hash / "metrics.json"
-            base = json.loads(bfile.read_text()) if bfile.is_file() else None
+        if cell.is_baseline:
+            mark_privacy_validity(metrics, metrics)
+            mark_mia_validity(metrics, metrics)
+        else:
+            base = None
+            if baseline_hash:
+                bfile = results / "cells" / baseline_hash / "metrics.json"
+                base = json.loads(bfile.read_text()) if bfile.is_file() else None
             metrics = add_deltas(metrics, base)
         write_cell(folder, spec, metrics)
         return CellResult(h, cell.name, "done", _clean(metrics), _clean(spec))
@@ -446,6 +556,8 @@ class RunSummary:
     skipped: list[tuple[str, str]]
     seconds: float
     stages: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """Lines about measurements that are not valid (e.g. privacy at chance on the baseline)."""
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -460,6 +572,8 @@ class RunSummary:
             parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
                               for k, v in self.stages.items())
             lines.append(f"  time by stage: {parts}")
+        for w in self.warnings:
+            lines.append(f"  WARNING {w}")
         for r in self.results:
             if r.status == "failed":
                 lines.append(f"  FAILED {r.name}: {r.error}")
@@ -571,8 +685,13 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
 
     # baselines first (their metrics feed the deltas), then the privatized groups
     n_base = sum(1 for g in groups if g[0][0].is_baseline)
+    warnings_: list[str] = []
     try:
-        for phase in (groups[:n_base], groups[n_base:]):
+        for i_phase, phase in enumerate((groups[:n_base], groups[n_base:])):
+            if i_phase == 1:
+                warnings_ = baseline_warnings(results, groups[:n_base])
+                for w in warnings_:
+                    logger.warning("%s", w)
             if not phase or stop:
                 continue
             if executor == "dask":
@@ -605,7 +724,27 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     stages = _stage_times(results, outcomes)
     if mlflow:
         stages["mlflow"] = log_s
-    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0, stages)
+    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0, stages,
+                      warnings_)
+
+
+def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:
+    """One line per dataset × privacy task whose baseline attack is at chance (no valid
+    privacy measurement; the cells keep their numbers and say so)."""
+    seen: dict[tuple[str, str], str] = {}
+    for group in baseline_groups:
+        cell, dh, _ = group[0]
+        f = results / "cells" / cell_hash(cell, dh) / "metrics.json"
+        try:
+            m = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        ds = cell.name.split(":", 1)[0]
+        for task, p in m.get("privacy", {}).items():
+            if p.get("privacy_valid") is False and (ds, task) not in seen:
+                seen[(ds, task)] = (f"no valid privacy measurement for {ds} / {task} (model "
+                                    f"{cell.model}): {p.get('privacy_invalid_reason')}")
+    return list(seen.values())
 
 
 def _run_dask(groups: list, results: str, overwrite: str, fail_fast: bool,

@@ -1,13 +1,29 @@
-"""Attribute adversary: how well can the private attribute be read from the privatized text?
+"""Attribute adversaries: how well can the private attribute be read from the privatized text?
 
-The adversary is any registered model trained on the privatized training split to predict the
-private attribute (gender, named entities, ...) and evaluated on the privatized test split; its
-macro-F1 gives the empirical privacy ``1 - F1`` (Riecker 2023, Sec. 4.2). The same function
-trained on the *original* text gives the baseline the deltas are computed against.
+An adversary is trained on the privatized training split to predict a private attribute
+(gender, speaker, named entities, ...) and evaluated on the privatized test split; its macro-F1
+gives the empirical privacy ``1 - F1`` (Riecker 2023, Sec. 4.2, after Coavoux et al. 2018).
+The same adversary trained on the *original* text is the baseline the deltas are computed
+against.
+
+The suite (``ADVERSARIES``, ``bench ls adversaries``):
+
+* ``lexical`` -- tf-idf word 1-2-grams + class-weighted logistic regression, regularisation
+  picked on dev (:mod:`bench.attacks.lexical`);
+* every model (``bow``, ``lstm``, ``transformer``) -- the thesis' same-model adversary;
+* ``informed`` -- knows the mechanism and its parameters (the DP threat model) and attacks
+  through the posterior over original words (:mod:`bench.attacks.informed`).
+
+A cell runs a set of them (the grid's ``adversaries`` setting, :func:`resolve_adversaries`);
+its headline privacy per attribute is ``1 - max`` macro-F1 over them (:func:`headline`), and it
+is a measurement only if that strongest adversary beats chance on the unprivatized baseline
+(:func:`privacy_validity`) -- otherwise the cell says so instead of reporting "perfect
+privacy".
 
 Example:
-    >>> from bench.attacks import attribute_adversary
-    >>> res = attribute_adversary("bow", X_train, g_train, X_test, g_test, seed=0)
+    >>> from bench.attacks.adversary import attribute_adversary, make_adversary
+    >>> adv = make_adversary("lexical", seed=0)
+    >>> res = attribute_adversary(adv, X_train, g_train, X_test, g_test, X_dev=X_dev, y_dev=g_dev)
     >>> res.metrics["privacy"], res.chance_level
 """
 
@@ -23,6 +39,7 @@ import numpy as np
 
 from bench.metrics.classification import chance_level, empirical_privacy, is_chance_level
 from bench.models import Model, make_model
+from bench.registry import Registry
 
 logger = logging.getLogger(__name__)
 
@@ -95,3 +112,152 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
     logger.info("attribute adversary %s: macro-F1 %.4f (chance threshold %.4f), privacy %.4f",
                 model.name, metrics["adversary_macro_f1"], chance.threshold, metrics["privacy"])
     return AdversaryResult(metrics, model, pred)
+
+
+# --------------------------------------------------------------------------------------------
+# The adversary suite: several attacks per private attribute, privacy = the strongest
+# --------------------------------------------------------------------------------------------
+
+ADVERSARIES: Registry[type[Model]] = Registry("adversary")
+ADVERSARIES.register_lazy("lexical", "bench.attacks.lexical:LexicalAdversary")
+ADVERSARIES.register_lazy("informed", "bench.attacks.informed:InformedAdversary")
+# every text/vector model is an adversary too: the thesis trains its utility architecture on
+# the private attribute (Riecker 2023, Sec. 4.2)
+ADVERSARIES.register_lazy("bow", "bench.models.bow:BowClassifier")
+ADVERSARIES.register_lazy("lstm", "bench.models.lstm:LSTMClassifier")
+ADVERSARIES.register_lazy("transformer", "bench.models.transformer:TransformerClassifier")
+
+MODEL_ADVERSARY = "model"
+"""In a grid's ``adversaries:`` list, the cell's own model (the thesis' same-model adversary)."""
+
+DEFAULT_ADVERSARIES = ("lexical", MODEL_ADVERSARY, "informed")
+"""The default set: ``lexical`` + the cell's model + ``informed`` where the cell's output is
+text (the informed adversary needs the mechanism's channel over output *words*)."""
+
+ADVERSARY_INFO: dict[str, str] = {
+    "lexical": "tf-idf word 1-2-grams + class-weighted logistic regression, C picked on dev",
+    "informed": "knows the mechanism: per-token posterior P(original word | privatized token) "
+                "-> attribute scores -> logistic regression (docs/informed.md)",
+    "bow": "the `bow` model trained on the private attribute",
+    "lstm": "the thesis' `lstm` trained on the private attribute (class-weighted, early stopping)",
+    "transformer": "the MiniLM `transformer` trained on the private attribute",
+}
+
+
+def adversary_accepts(name: str) -> frozenset[str]:
+    """Input kinds (``text``, ``vectors``) the adversary ``name`` can attack."""
+    return ADVERSARIES.get(name).accepts
+
+
+def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str
+                        ) -> tuple[list[str], list[tuple[str, str]]]:
+    """The adversaries a cell runs, and those left out with the reason.
+
+    Args:
+        setting: the grid's ``adversaries`` list (``None``: :data:`DEFAULT_ADVERSARIES`);
+            ``model`` stands for the cell's model.
+        model: the cell's model name.
+        output: what privatization hands the adversaries, ``"text"`` or ``"vectors"``.
+
+    Returns:
+        ``(names, left_out)``: registry names in order without duplicates, and
+        ``(name, reason)`` for adversaries that cannot attack this output kind. With the default
+        set, a left-out adversary is normal (e.g. ``lexical`` on vectors); the grid turns an
+        explicitly requested one into a skipped cell.
+
+    Raises:
+        UnknownNameError: an unknown adversary name (with did-you-mean).
+    """
+    names = list(DEFAULT_ADVERSARIES if setting is None else setting)
+    out: list[str] = []
+    left: list[tuple[str, str]] = []
+    for n in names:
+        real = model if n == MODEL_ADVERSARY else n
+        ADVERSARIES.get(real)  # unknown name -> did-you-mean
+        if real in out:
+            continue
+        accepts = adversary_accepts(real)
+        if output not in accepts:
+            left.append((real, f"adversary {real!r} reads {' or '.join(sorted(accepts))}; this "
+                               f"cell's privatized output is {output}"))
+            continue
+        out.append(real)
+    return out, left
+
+
+def adversary_version(name: str) -> str:
+    """Registry version of an adversary (its class' ``version``)."""
+    return str(getattr(ADVERSARIES.get(name), "version", "1"))
+
+
+def make_adversary(name: str, *, seed: int, n_classes: int | None = None,
+                   params: dict[str, Any] | None = None, privatizer: Any = None,
+                   attribute_words: Sequence[str] | None = None) -> Model:
+    """Construct the adversary ``name``.
+
+    Model-based adversaries get ``params`` (the cell's model hyperparameters when the adversary
+    is the cell's model); ``informed`` also gets the fitted ``privatizer`` (``None`` on the
+    unprivatized baseline: the identity channel) and the attribute's words (e.g. entity names).
+    """
+    cls = ADVERSARIES.get(name)
+    kw: dict[str, Any] = dict(params or {})
+    kw.setdefault("seed", seed)
+    if n_classes is not None:
+        kw.setdefault("n_classes", n_classes)
+    if getattr(cls, "needs_privatizer", False):
+        kw["privatizer"] = privatizer
+        kw["attribute_words"] = None if attribute_words is None else list(attribute_words)
+    try:
+        return cls(**kw)
+    except TypeError as e:
+        raise TypeError(f"adversary {name!r}: {e}") from None
+
+
+def strongest(by_adversary: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The adversary with the highest macro-F1 (ties: the first in run order)."""
+    if not by_adversary:
+        raise ValueError("no adversary results")
+    name = max(by_adversary, key=lambda n: by_adversary[n]["adversary_macro_f1"])
+    return name, by_adversary[name]
+
+
+def headline(by_adversary: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Headline privacy of one private attribute: ``1 - max`` adversary macro-F1.
+
+    Returns the winning adversary's metrics (``privacy``, ``adversary_macro_f1``, ...,
+    ``chance_threshold``, ``chance_level``) plus ``adversary`` (its name) and ``by_adversary``
+    (every adversary's metrics), so code reading ``privacy[task]["privacy"]`` gets the strongest
+    attack.
+    """
+    name, best = strongest(by_adversary)
+    out = {k: v for k, v in best.items() if k not in ("fit_seconds", "predict_seconds")}
+    out["adversary"] = name
+    out["by_adversary"] = by_adversary
+    out["seconds"] = float(sum(m.get("fit_seconds", 0.0) + m.get("predict_seconds", 0.0)
+                               for m in by_adversary.values()))
+    return out
+
+
+def privacy_validity(baseline_task: dict[str, Any] | None) -> tuple[bool | None, str | None]:
+    """Whether a privacy measurement is valid, judged on the unprivatized baseline (issue rule).
+
+    The strongest adversary must beat chance on the *unprivatized* text: otherwise a privatized
+    cell's "privacy" only shows that the attack failed, not that the text is private.
+
+    Args:
+        baseline_task: the baseline cell's ``metrics["privacy"][task]`` (``None``: no
+            baseline was run).
+
+    Returns:
+        ``(True, None)``, ``(False, reason)``, or ``(None, reason)`` when there is no baseline.
+    """
+    if baseline_task is None:
+        return None, "no unprivatized baseline to check the adversary against"
+    f1 = float(baseline_task["adversary_macro_f1"])
+    thr = float(baseline_task.get("chance_threshold", 0.0))
+    who = baseline_task.get("adversary", "the adversary")
+    if f1 <= thr:
+        return False, (f"the strongest adversary ({who}) reaches macro-F1 {f1:.3f} on the "
+                       f"unprivatized text, not above the chance threshold {thr:.3f}: no valid "
+                       f"privacy measurement")
+    return True, None

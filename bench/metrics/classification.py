@@ -137,12 +137,18 @@ class ChanceLevel:
       value) -- its macro-F1 on the evaluation labels, computed exactly;
     * ``stratified``: each prediction drawn independently from the training class frequencies
       (multilabel: each label independently with its training rate);
-    * ``uniform``: each class equally likely (multilabel: each label present with prob. 1/2).
+    * ``uniform``: each class equally likely (multilabel: each label present with prob. 1/2);
+    * ``constant``: the best input-blind *constant* prediction -- always class ``c`` for the best
+      ``c`` (multilabel: every label present, or every label at its training majority value),
+      computed exactly. Multilabel macro-F1 rewards "everything present" on rare labels
+      (F1 = 2p/(1+p) per label with rate p), so a signal-free classifier tuned on dev F1 can
+      drift there; it must not count as beating chance.
 
     For the random guessers the *distribution* of macro-F1 on this split is simulated
     (``n_sim`` seeded draws): ``stratified``/``uniform`` are the means and ``threshold`` is the
-    ``quantile`` (default 95 %) of the better random guesser, or the majority guesser's score
-    when that is higher. A model whose macro-F1 is ``<= threshold`` is "no better than chance".
+    ``quantile`` (default 95 %) of the better random guesser, or the best constant guesser's
+    score when that is higher. A model whose macro-F1 is ``<= threshold`` is "no better than
+    chance".
     """
 
     majority: float
@@ -155,11 +161,13 @@ class ChanceLevel:
     """max(majority, the ``quantile`` of the better random guesser's macro-F1)."""
     quantile: float
     """Quantile of the simulated random-guess distribution used for ``threshold``."""
+    constant: float = 0.0
+    """Macro-F1 of the best constant guesser (at least ``majority``)."""
 
     @property
     def best(self) -> float:
         """The best expected chance-level macro-F1."""
-        return max(self.majority, self.stratified, self.uniform)
+        return max(self.majority, self.constant, self.stratified, self.uniform)
 
     def to_dict(self) -> dict[str, float]:
         """JSON-serialisable form."""
@@ -232,6 +240,9 @@ def chance_level(y_true: np.ndarray, y_train: np.ndarray | None = None, *,
         majority = float(f1_score(y_true, maj, average="macro", zero_division=0))
         strat = _sim_multilabel_f1(y_true, rates, n_sim, rng)
         unif = _sim_multilabel_f1(y_true, np.full(y_true.shape[1], 0.5), n_sim, rng)
+        everything = np.ones_like(y_true)
+        constant = max(majority, float(f1_score(y_true, everything, average="macro",
+                                                zero_division=0)))
     else:
         k = n_classes or int(max(y_true.max(), y_train.max())) + 1
         prior = np.bincount(y_train, minlength=k) / len(y_train)
@@ -239,9 +250,14 @@ def chance_level(y_true: np.ndarray, y_train: np.ndarray | None = None, *,
         majority = float(f1_score(y_true, maj, average="macro", zero_division=0))
         strat = _sim_macro_f1(y_true, prior, n_sim, rng)
         unif = _sim_macro_f1(y_true, np.full(k, 1.0 / k), n_sim, rng)
+        # always class c (scikit-learn averages over the classes that occur in y_true or y_pred)
+        constant = max(majority, *(float(f1_score(y_true, np.full_like(y_true, c),
+                                                  average="macro", zero_division=0))
+                                   for c in range(k)))
     better = strat if strat.mean() >= unif.mean() else unif
-    threshold = max(majority, float(np.quantile(better, quantile)))
-    return ChanceLevel(majority, float(strat.mean()), float(unif.mean()), threshold, quantile)
+    threshold = max(constant, float(np.quantile(better, quantile)))
+    return ChanceLevel(majority, float(strat.mean()), float(unif.mean()), threshold, quantile,
+                       constant)
 
 
 def is_chance_level(score: float, chance: ChanceLevel) -> bool:

@@ -1,11 +1,15 @@
 """Reports from a results folder: trade-off, rewrite and guarantee tables, curves, leaderboard.
 
-``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]`` calls
-:func:`cli_report`; the same is available without the CLI as ``python -m bench.report``. Every
-table is written as Markdown, LaTeX and CSV; numbers are aggregated over seeds (mean ± std,
-n); results of different suite versions or dataset contents are never pooled; the output is
-byte-identical for the same results. ``bench audit`` status records (``<results>/audit``) add an audit column
-(:mod:`bench.report.audits`). See ``docs/report.md``.
+``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR] [--adversary NAME]``
+calls :func:`cli_report`; the same is available without the CLI as ``python -m bench.report``.
+Privacy is the headline ``1 − max adversary macro-F1`` unless ``adversary`` names one
+(:mod:`bench.report.privacy`); where it is not a valid measurement (the adversary is at chance
+on the unprivatized baseline) the report says "no valid privacy measurement" and shows no
+trade-off. Every table is written as Markdown, LaTeX and CSV; numbers are aggregated over
+seeds (mean ± std, n); results of different suite versions or dataset contents are never
+pooled; the output is byte-identical for the same results. ``bench audit`` status records
+(``<results>/audit``) add an audit column (:mod:`bench.report.audits`). See
+``docs/report.md``.
 
 Example:
     >>> from bench.report import cli_report
@@ -21,6 +25,7 @@ from bench.report.audits import AuditRecord, AuditSet, load_audits
 from bench.report.build import ReportSummary, build_report, cli_report, headline_metrics
 from bench.report.leaderboard import render_leaderboard
 from bench.report.plots import render_curves, write_curves
+from bench.report.privacy import select_privacy
 from bench.report.results import (
     CellRecord,
     Config,
@@ -58,6 +63,7 @@ __all__ = [
     "render_curves",
     "render_leaderboard",
     "rewrite_tables",
+    "select_privacy",
     "tradeoff_tables",
     "write_curves",
 ]

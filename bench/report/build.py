@@ -18,6 +18,13 @@ matched to the privatized configurations (:mod:`bench.report.audits`) and shown 
 leaderboard's Audit column, a "Privacy audit" table in ``index.md`` and ``metrics.json``.
 Without that folder the report has no audit column (and is unchanged).
 
+Privacy: by default the headline, ``1 − max adversary macro-F1`` (the strongest attack, named
+in the tables' Adversary column and the leaderboard); ``adversary="model"`` (the cell's own
+model, the thesis layout) or ``adversary="<name>"`` reads that adversary instead, with the deltas
+recomputed against the baseline (:mod:`bench.report.privacy`). ``index.md`` states per dataset ×
+model × attribute whether privacy is a valid measurement (the adversary beats chance on the
+unprivatized baseline) and why not; where it is not, no Δprivacy or trade-off is shown.
+
 Example:
     >>> from bench.report import cli_report
     >>> print(cli_report("results", "results/report", grid="quickstart"))
@@ -37,6 +44,16 @@ from pathlib import Path
 from bench.report.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
 from bench.report.leaderboard import render_leaderboard
 from bench.report.plots import write_curves
+from bench.report.privacy import (
+    NO_VALID,
+    OWN_MODEL,
+    describe_choice,
+    group_mia,
+    group_privacy,
+    resolve_adversary,
+    select_privacy,
+    validity_rows,
+)
 from bench.report.results import (
     Group,
     ReportError,
@@ -78,6 +95,10 @@ class ReportSummary:
     """Grid the cells were filtered to."""
     audit: dict[str, int] | None = None
     """Audit counts (:func:`bench.report.audits.audit_counts`); None without an audit folder."""
+    adversary: str | None = None
+    """The adversary privacy was read from (None: the headline, the strongest)."""
+    invalid_privacy: list[str] = field(default_factory=list)
+    """``dataset / model / attribute`` where privacy is not a valid measurement."""
 
     def text(self) -> str:
         """The summary the CLI prints."""
@@ -92,13 +113,24 @@ class ReportSummary:
             if a["violations"]:
                 lines.append(f"  AUDIT VIOLATION in {a['violations']} configuration(s): the "
                              "claimed guarantee does not hold (see leaderboard.html, index.md)")
+        if self.adversary is not None:
+            lines.append(f"  privacy: {describe_choice(self.adversary)}")
+        if self.invalid_privacy:
+            lines.append(f"  privacy: {NO_VALID} for {', '.join(self.invalid_privacy)} (the "
+                         "adversary is at chance on the unprivatized baseline; see index.md)")
         lines += [f"  warning: {w}" for w in self.warnings]
         lines += [f"  FAILED {n}" for n in self.failed]
         return "\n".join(lines) + "\n"
 
 
-def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None = None) -> dict:
+def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None = None,
+                     adversary: str | None = None) -> dict:
     """Numbers for ``dvc metrics``: counts and per configuration utility / privacy / trade-off.
+
+    Per attribute ``privacy_<t>`` (None where it is not a valid measurement),
+    ``privacy_valid_<t>`` (true, false, or null: unknown or mixed over seeds), ``adversary_<t>``
+    and, where valid, ``tradeoff_<t>``; ``mia_auc`` where an MIA ran (None where not valid). The
+    top level ``privacy_adversary`` names the adversary choice (``headline`` by default).
 
     With ``audits``, each privatized configuration also gets ``audit`` (``PASS``,
     ``VIOLATION`` or ``not audited``) and ``audit_max_excess``, and the top level ``audit``
@@ -120,14 +152,20 @@ def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None
         entry["utility_macro_f1"] = _num(u.mean if u else None)
         tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
         for t in tasks:
-            p = g.stat(lambda m, t=t: m["privacy"][t]["privacy"])
+            gp = group_privacy(g, t)
+            p = gp.stat if gp.status != "invalid" else None
             entry[f"privacy_{t}"] = _num(p.mean if p else None)
+            entry[f"privacy_valid_{t}"] = gp.valid
+            entry[f"adversary_{t}"] = gp.adversary
             to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
-            if to is not None:
+            if to is not None and gp.status != "invalid":
                 entry[f"tradeoff_{t}"] = _num(to.mean)
+        gm = group_mia(g)
+        if gm is not None:
+            entry["mia_auc"] = _num(gm.stat.mean if gm.stat else None)
         configs[key] = entry
     out = {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
-           "by_configuration": configs}
+           "privacy_adversary": adversary or "headline", "by_configuration": configs}
     if audits is not None:
         out["audit"] = audit_counts(audits, groups)
     return out
@@ -185,8 +223,47 @@ def _audit_section(groups: list[Group], audits: AuditSet) -> list[str]:
     return lines + [""]
 
 
+def _privacy_section(groups: list[Group], adversary: str | None) -> list[str]:
+    """``## Privacy measurement``: the rule, and per dataset × model × attribute its validity."""
+    rows = validity_rows(groups)
+    if not rows:
+        return []
+    who = ("the strongest adversary" if adversary is None else
+           "the cell's own model" if adversary == OWN_MODEL else f"the adversary {adversary}")
+    lines = ["## Privacy measurement", "",
+             (f"Privacy = {describe_choice(adversary)}. It is a valid measurement only where "
+              f"{who} beats chance on the unprivatized baseline (macro-F1 above the chance "
+              "threshold); elsewhere the tables and the leaderboard show "
+              f"\"{NO_VALID}\" and no Δprivacy or trade-off, and the plots leave it out."), ""]
+    bad = [r for r in rows if r["valid"].startswith("no")]
+    if bad:
+        lines += [f"**{NO_VALID.capitalize()}** for " + ", ".join(
+            f"{_md(r['dataset'])} / {_md(r['attribute'])} ({_md(r['model'])})" for r in bad)
+            + ".", ""]
+    left: dict[str, set[str]] = {}
+    for g in groups:
+        for r in g.records:
+            for p in (r.metrics.get("privacy") or {}).values():
+                for item in (p.get("adversaries_left_out") or []) if isinstance(p, dict) else []:
+                    if isinstance(item, (list, tuple)) and len(item) == 2:
+                        left.setdefault(str(item[0]), set()).add(str(item[1]))
+    if left:
+        lines += ["Adversaries left out by the runner: " + "; ".join(
+            f"{_md(n)} ({_md(', '.join(sorted(left[n])))})" for n in sorted(left)) + ".", ""]
+    lines += ["| Dataset | Model | Attribute | Adversary on the baseline | Macro-F1 | "
+              "Chance threshold | Valid | Why not |",
+              "|:---|:---|:---|:---|---:|---:|:---|:---|"]
+    for r in rows:
+        valid = f"**{r['valid']}**" if r["valid"].startswith("no") else r["valid"]
+        lines.append(f"| {_md(r['dataset'])} | {_md(r['model'])} | {_md(r['attribute'])} | "
+                     f"{_md(r['adversary']) or '—'} | {r['macro_f1'] or '—'} | "
+                     f"{r['chance_threshold'] or '—'} | {valid} | {_md(r['reason']) or '—'} |")
+    return lines + [""]
+
+
 def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list[Table],
-           plots: list[str], title: str, audits: AuditSet | None = None) -> str:
+           plots: list[str], title: str, audits: AuditSet | None = None,
+           adversary: str | None = None) -> str:
     lines = [f"# {title}", ""]
     suites = sorted({r.suite_version for r in rs.cells})
     base = sum(g.config.is_baseline for g in groups)
@@ -194,6 +271,7 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
                  f"({base} baseline), {len(rs.failed)} failed; suite version(s): "
                  f"{', '.join(suites) or '—'}.")
     lines.append("")
+    lines += _privacy_section(groups, adversary)
     if audits is not None:
         lines += _audit_section(groups, audits)
     if warnings:
@@ -229,7 +307,8 @@ def _safe_to_replace(out: Path) -> bool:
 
 def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
                  grid: str | None = None,
-                 audit: str | os.PathLike[str] | None = None) -> ReportSummary:
+                 audit: str | os.PathLike[str] | None = None,
+                 adversary: str | None = None) -> ReportSummary:
     """Read ``results``, write every table, plot and the leaderboard into ``out``.
 
     Args:
@@ -238,25 +317,31 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
         grid: only the cells of this grid (a name under ``experiments/`` or a path).
         audit: folder of ``bench audit`` status records (default ``<results>/audit``, used
             only if it exists; a folder given here must exist).
+        adversary: which adversary privacy is read from: None or ``"headline"`` (default: the
+            strongest, ``1 − max adversary macro-F1``), ``"model"`` (each cell's own model, the
+            thesis layout) or an adversary's name (``lexical``, ``informed``, ``lstm``, ...);
+            deltas and validity are then recomputed against the baseline for that adversary
+            (:func:`bench.report.privacy.select_privacy`).
 
     Returns:
         The :class:`ReportSummary`.
 
     Raises:
         ReportError: missing results, unknown grid, a given ``audit`` folder that does not
-            exist, or an ``out`` that is not a report folder.
+            exist, an ``out`` that is not a report folder, or an adversary no cell ran.
     """
     out = Path(out)
     if not _safe_to_replace(out):
         raise ReportError(f"{out} exists and holds files that are not part of a report: not "
                           "replacing it (choose another --out)")
     rs = load_results(results, grid)
+    adversary = resolve_adversary(adversary, rs.cells)
     audits = load_audits(Path(results) / "audit" if audit is None else audit,
                          required=audit is not None)
-    groups, warnings = group_cells(rs.cells)
+    groups, warnings = group_cells(select_privacy(rs.cells, adversary))
     warnings = rs.warnings + warnings + (audits.warnings if audits else [])
     prefix = f"{rs.grid}: " if rs.grid else ""
-    tables = tradeoff_tables(groups, prefix) + rewrite_tables(groups, prefix)
+    tables = tradeoff_tables(groups, prefix, adversary) + rewrite_tables(groups, prefix)
     tables.append(guarantee_table(groups, prefix))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
@@ -264,17 +349,19 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
         for t in tables:
             t.notes.extend(f"Warning: {w}" for w in warnings)
             t.write(tmp / "tables")
-        plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv")
+        plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv", adversary)
         plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
         title = f"{rs.grid} report" if rs.grid else "bench report"
         (tmp / "leaderboard.html").write_text(
-            render_leaderboard(groups, rs.grid or "", warnings, audits), encoding="utf-8",
-            newline="\n")
+            render_leaderboard(groups, rs.grid or "", warnings, audits, adversary),
+            encoding="utf-8", newline="\n")
         (tmp / "metrics.json").write_text(
-            json.dumps(headline_metrics(groups, rs, audits), indent=1, sort_keys=True,
-                       ensure_ascii=False) + "\n", encoding="utf-8", newline="\n")
+            json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,
+                       sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8",
+            newline="\n")
         (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title,
-                                             audits), encoding="utf-8", newline="\n")
+                                             audits, adversary), encoding="utf-8",
+                                      newline="\n")
         os.chmod(tmp, 0o755)
         if out.exists():
             shutil.rmtree(out)
@@ -282,23 +369,31 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    invalid = [f"{r['dataset']} / {r['model']} / {r['attribute']}"
+               for r in validity_rows(groups) if r["valid"].startswith("no")]
     summary = ReportSummary(out, len(rs.cells), len(groups), [f.name for f in rs.failed],
                             [t.name for t in tables], plots, warnings, rs.grid,
-                            audit_counts(audits, groups) if audits is not None else None)
+                            audit_counts(audits, groups) if audits is not None else None,
+                            adversary, invalid)
     logger.info("%s", summary.text().rstrip())
     return summary
 
 
 def cli_report(results: str | os.PathLike[str] = "results",
                out: str | os.PathLike[str] | None = None, grid: str | None = None,
-               audit: str | os.PathLike[str] | None = None) -> str:
-    """What ``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]`` calls.
+               audit: str | os.PathLike[str] | None = None,
+               adversary: str | None = None) -> str:
+    """What ``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR]
+    [--adversary NAME]`` calls.
 
     Args:
         results: results folder (default ``results``).
         out: report folder (default ``<results>/report``).
         grid: only the cells of this grid.
         audit: ``bench audit`` records (default ``<results>/audit`` where it exists).
+        adversary: None / ``"headline"`` (default: the strongest adversary), ``"model"`` (the
+            cell's own model, the thesis layout) or an adversary's name; see
+            :func:`build_report`.
 
     Returns:
         The summary text to print.
@@ -307,4 +402,4 @@ def cli_report(results: str | os.PathLike[str] = "results",
         ReportError: bad input (the CLI prints it as one line and exits 2).
     """
     out = Path(results) / "report" if out is None else Path(out)
-    return build_report(results, out, grid, audit).text()
+    return build_report(results, out, grid, audit, adversary).text()

@@ -1,9 +1,12 @@
 """Static, self-contained HTML leaderboard (``leaderboard.html``): no network, no external files.
 
 One row per mechanism configuration (dataset × model × sensitivity approach × mechanism ×
-mapping, suite version apart); per ε its utility (macro-F1) and empirical privacy (1 − adversary
-macro-F1, per private attribute), and where measured the membership-inference AUC and N_w; all
-``mean ± std`` over seeds. The guarantee type, the seeds and a Pareto marker complete the row: a
+mapping, suite version apart); per ε its utility (macro-F1) and empirical privacy (1 − macro-F1
+of the strongest adversary, per private attribute, the adversary's name in brackets; "no valid
+privacy measurement" where that adversary is at chance on the unprivatized baseline), and where
+measured the membership-inference AUC (the strongest attack, with its confidence interval; "no
+valid MIA" where not valid) and N_w; all ``mean ± std`` over seeds. Invalid privacy takes no
+part in the Pareto front. The guarantee type, the seeds and a Pareto marker complete the row: a
 (configuration, ε) point is on the Pareto front when no other point of the same dataset, model
 and attribute has utility and privacy both at least as high and one of them higher (baselines
 take part). The ★ column lists the ε at which the row is on the front. With ``bench audit``
@@ -30,7 +33,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bench.report.audits import NOT_AUDITED, AuditSet
-from bench.report.results import Group, Stat, fmt_eps
+from bench.report.privacy import (
+    NO_VALID,
+    NO_VALID_MIA,
+    describe_choice,
+    group_mia,
+    group_privacy,
+    tasks_of,
+)
+from bench.report.results import Group, Stat, dig, fmt_eps, stat
 from bench.report.tables import DASH, describe_guarantee, fmt_stat, slug
 
 logger = logging.getLogger(__name__)
@@ -68,11 +79,7 @@ def _rows(groups: Sequence[Group]) -> list[Row]:
 
 
 def _tasks(groups: Sequence[Group]) -> list[str]:
-    out: set[str] = set()
-    for g in groups:
-        for r in g.records:
-            out |= set((r.metrics.get("privacy") or {}).keys())
-    return sorted(out)
+    return tasks_of(groups)
 
 
 def _u(g: Group) -> Stat | None:
@@ -80,11 +87,64 @@ def _u(g: Group) -> Stat | None:
 
 
 def _p(g: Group, task: str) -> Stat | None:
-    return g.stat(lambda m: m["privacy"][task]["privacy"])
+    """Privacy over the seeds where it is a valid (or not judged) measurement."""
+    return group_privacy(g, task).stat
 
 
-def _auc(g: Group) -> Stat | None:
-    return g.stat(lambda m: m["mia"]["auc"] if "auc" in m["mia"] else m["mia"]["mia_auc"])
+def _by_adversary_tip(g: Group, task: str) -> str:
+    """``macro-F1 by adversary: informed 0.410, lexical 0.450`` (means over seeds)."""
+    names = sorted({n for r in g.records
+                    for n in (dig(r.metrics, "privacy", task, "by_adversary") or {})})
+    parts = []
+    for n in names:
+        s = stat(dig(r.metrics, "privacy", task, "by_adversary", n, "adversary_macro_f1")
+                 for r in g.records)
+        if s is not None:
+            parts.append(f"{n} {s.mean:.3f}")
+    return ("adversary macro-F1: " + ", ".join(parts)) if parts else ""
+
+
+def _privacy_td(g: Group | None, task: str) -> str:
+    """Privacy (mean ± std) with the adversary it comes from, or "no valid privacy measurement"."""
+    if g is None:
+        return _td(None)
+    gp = group_privacy(g, task)
+    tip = [t for t in (_by_adversary_tip(g, task), *gp.reasons) if t]
+    title = f' title="{esc("; ".join(tip))}"' if tip else ""
+    if gp.status == "invalid":
+        return f'<td class="num invalid" data-v=""{title}>{esc(NO_VALID)}</td>'
+    s = gp.stat
+    v = "" if s is None else repr(round(s.mean, 9))
+    text = esc(fmt_stat(s))
+    if s is not None and gp.adversary:
+        text += f' <span class="adv">({esc(gp.adversary)})</span>'
+    if gp.status == "partial":
+        text += (f' <span class="invalid">{esc(NO_VALID)} in {gp.n_invalid}/{gp.n} seeds'
+                 "</span>")
+    return f'<td class="num" data-v="{esc(v)}"{title}>{text}</td>'
+
+
+def _mia_td(g: Group | None) -> str:
+    """MIA AUC: headline (strongest attack) with its CI (one seed), or "no valid MIA"."""
+    gm = group_mia(g) if g is not None else None
+    if gm is None:
+        return _td(None)
+    tip = [t for t in ("; ".join(gm.cis), *gm.reasons) if t]
+    title = f' title="{esc("; ".join(tip))}"' if tip else ""
+    if gm.n_invalid == gm.n:
+        return f'<td class="num invalid" data-v=""{title}>{esc(NO_VALID_MIA)}</td>'
+    s = gm.stat
+    v = "" if s is None else repr(round(s.mean, 9))
+    text = fmt_stat(s)
+    if gm.ci is not None:
+        text += f" [{gm.ci[0]:.3f}, {gm.ci[1]:.3f}]"
+    text = esc(text)
+    if gm.attack:
+        text += f' <span class="adv">({esc(gm.attack)})</span>'
+    if gm.n_invalid:
+        text += (f' <span class="invalid">{esc(NO_VALID_MIA)} in {gm.n_invalid}/{gm.n} seeds'
+                 "</span>")
+    return f'<td class="num" data-v="{esc(v)}"{title}>{text}</td>'
 
 
 def _nw(g: Group) -> Stat | None:
@@ -165,6 +225,7 @@ th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums} tr:nth-child(even) td{background:#fafafa}
 td.pareto{color:#a05a00;font-weight:bold} ul.warn{color:#8a1f11;font-size:.85em}
+span.adv{color:#555;font-size:.9em} td.invalid,span.invalid{color:#8a1f11;font-style:italic}
 """
 
 _AUDIT_CSS = """
@@ -227,7 +288,8 @@ _JS = """
 
 
 def render_leaderboard(groups: Sequence[Group], title: str = "",
-                       warnings: Sequence[str] = (), audits: AuditSet | None = None) -> str:
+                       warnings: Sequence[str] = (), audits: AuditSet | None = None,
+                       adversary: str | None = None) -> str:
     """The leaderboard page (one self-contained HTML string).
 
     Args:
@@ -236,6 +298,8 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
         warnings: shown above the table (e.g. mixed suite versions).
         audits: ``bench audit`` records (:func:`bench.report.audits.load_audits`); adds the
             ``audit`` column (and a banner when an audit found a violation). None: no column.
+        adversary: the adversary choice the cells were selected with
+            (:func:`bench.report.privacy.select_privacy`; the note only).
 
     Returns:
         The HTML text.
@@ -244,7 +308,7 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     tasks = _tasks(groups)
     pareto_points(rows, tasks)
     eps_all = sorted({e for r in rows for e in r.by_eps})
-    has_auc = any(_auc(g) is not None for g in groups)
+    has_auc = any(group_mia(g) is not None for g in groups)
     has_nw = any(_nw(g) is not None for g in groups if not g.config.is_baseline)
     cols: list[tuple[str, str]] = [("dataset", "Dataset"), ("model", "Model"),
                                    ("mechanism", "Mechanism"), ("sensitivity", "Sensitivity"),
@@ -274,9 +338,9 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
             g = r.by_eps.get(e)
             tds.append(_td(_u(g) if g else None))
             for t in tasks:
-                tds.append(_td(_p(g, t) if g else None))
+                tds.append(_privacy_td(g, t))
             if has_auc:
-                tds.append(_td(_auc(g) if g else None))
+                tds.append(_mia_td(g))
             if has_nw:
                 tds.append(_td(_nw(g) if g and not g.config.is_baseline else None))
         seeds = sorted({s for g in r.by_eps.values() for s in g.seeds})
@@ -289,9 +353,14 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     if warnings:
         warn = '<ul class="warn">' + "".join(f"<li>{esc(w)}</li>" for w in warnings) + "</ul>"
     heading = f"{title} leaderboard" if title else "Leaderboard"
-    note = ("Utility: macro-F1 of the utility model. Privacy: 1 − macro-F1 of the attribute "
-            "adversary (higher is more private). MIA AUC: membership-inference ROC AUC (lower "
-            "is better). N_w: fraction of words unchanged. Values: mean ± sample std over seeds. "
+    note = ("Utility: macro-F1 of the utility model. Privacy: "
+            + esc(describe_choice(adversary)) + ", higher is more private; the adversary in "
+            "brackets (hover for every adversary's macro-F1); &quot;" + esc(NO_VALID)
+            + "&quot; where that adversary is at chance on the unprivatized baseline. MIA AUC: "
+            "membership-inference ROC AUC of the strongest attack (lower is better), its "
+            "confidence interval in square brackets (one seed; hover for each seed's), "
+            "&quot;" + esc(NO_VALID_MIA) + "&quot; where the measurement is not valid. "
+            "N_w: fraction of words unchanged. Values: mean ± sample std over seeds. "
             "★: not dominated in (utility, privacy) within the same dataset, model and "
             "attribute, at the listed ε. Click a column header to sort; "
             "?sort=&lt;column&gt;&amp;dir=desc sorts on load.")

@@ -3,9 +3,12 @@
 One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel is the utility
 (macro-F1) of each mechanism configuration against ε (log scale) with error bars of one sample
 std over seeds and the unprivatized baseline as a dashed line; one further panel per private
-attribute plots utility against empirical privacy (1 − adversary macro-F1), error bars on both
-axes. Rendering uses matplotlib's Agg canvas directly (no pyplot, no global backend switch) and
-PNG metadata without the software version or a timestamp, so the files are byte-identical for
+attribute plots utility against empirical privacy (1 − macro-F1 of the strongest adversary, or
+of the adversary the report names), error bars on both axes. Privacy that is not a valid
+measurement (the adversary is at chance on the unprivatized baseline) is never plotted: its
+points are left out, and a panel with no valid point says so instead of drawing a curve.
+Rendering uses matplotlib's Agg canvas directly (no pyplot, no global backend switch) and PNG
+metadata without the software version or a timestamp, so the files are byte-identical for
 the same results and matplotlib version.
 
 A tidy CSV of the plotted points (``curves.csv``) is written too, for ``dvc plots``.
@@ -24,6 +27,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
 from bench.report.tables import csv_num, slug
 
@@ -61,7 +65,8 @@ def _utility(g: Group) -> Stat | None:
 
 
 def _privacy(g: Group, task: str) -> Stat | None:
-    return g.stat(lambda m: m["privacy"][task]["privacy"])
+    """Privacy over the seeds where it is a valid (or not judged) measurement."""
+    return group_privacy(g, task).stat
 
 
 def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
@@ -70,7 +75,8 @@ def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
     for g in groups:
         u = _utility(g)
         for task in _tasks([g]) or [""]:
-            p = _privacy(g, task) if task else None
+            gp = group_privacy(g, task) if task else None
+            p = gp.stat if gp else None
             c = g.config
             rows.append({"dataset": c.dataset, "model": c.model,
                          "mechanism": "baseline" if c.is_baseline else c.mechanism_config,
@@ -79,12 +85,14 @@ def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
                          "utility_std": csv_num(u.std if u else None),
                          "privacy": csv_num(p.mean if p else None),
                          "privacy_std": csv_num(p.std if p else None),
+                         "adversary": gp.adversary if gp else "",
+                         "privacy_status": gp.status_text() if gp else "",
                          "n_seeds": str(len(g.records))})
     return rows
 
 
-def render_curves(groups: Sequence[Group], title: str) -> bytes:
-    """PNG bytes of the curves of one dataset × model."""
+def render_curves(groups: Sequence[Group], title: str, adversary: str | None = None) -> bytes:
+    """PNG bytes of the curves of one dataset × model (``adversary``: the axis label only)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -117,9 +125,11 @@ def render_curves(groups: Sequence[Group], title: str) -> bytes:
     ax.grid(True, alpha=0.3)
     for j, task in enumerate(tasks, start=1):
         ax = axes[j]
+        plotted = 0
         for i, (label, gs) in enumerate(series.items()):
             pts = [(_privacy(g, task), _utility(g)) for g in gs]
             pts = [(p, u) for p, u in pts if p is not None and u is not None]
+            plotted += len(pts)
             if pts:
                 ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
                             xerr=[_err(p) for p, _ in pts], yerr=[_err(u) for _, u in pts],
@@ -127,9 +137,16 @@ def render_curves(groups: Sequence[Group], title: str) -> bytes:
         for g in base:
             p, u = _privacy(g, task), _utility(g)
             if p is not None and u is not None:
+                plotted += 1
                 ax.errorbar([p.mean], [u.mean], xerr=[_err(p)], yerr=[_err(u)], marker="*",
                             markersize=10, color="0.3", linestyle="none", label="baseline")
-        ax.set_xlabel(f"empirical privacy ({task}): 1 − adversary macro-F1")
+        if not plotted:
+            bad = any(group_privacy(g, task).status == "invalid" for g in groups)
+            ax.text(0.5, 0.5, f"{NO_VALID}\n(adversary at chance on the\nunprivatized baseline)"
+                    if bad else "no privacy values", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=9, color="#8a1f11")
+        what = describe_choice(adversary).split(" (")[0]
+        ax.set_xlabel(f"empirical privacy ({task}): {what}", fontsize=8)
         ax.set_ylabel("utility (macro-F1)")
         ax.set_title(f"utility vs privacy ({task})")
         ax.grid(True, alpha=0.3)
@@ -143,14 +160,16 @@ def render_curves(groups: Sequence[Group], title: str) -> bytes:
     return buf.getvalue()
 
 
-def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = None
-                 ) -> list[Path]:
+def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = None,
+                 adversary: str | None = None) -> list[Path]:
     """One PNG per dataset × model into ``folder``, the points to ``csv_path``; returns paths.
 
     Args:
         groups: aggregated configurations.
         folder: where the PNGs go.
-        csv_path: the tidy CSV of the plotted points (default ``folder/curves.csv``).
+        csv_path: the tidy CSV of the plotted points (default ``folder/curves.csv``); invalid
+            privacy is left empty there, with ``privacy_status`` saying why.
+        adversary: the adversary choice the cells were selected with (axis labels only).
     """
     folder.mkdir(parents=True, exist_ok=True)
     by: dict[tuple[str, str], list[Group]] = {}
@@ -165,7 +184,7 @@ def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = 
             name += "_"
         used.add(name)
         p = folder / f"{name}.png"
-        p.write_bytes(render_curves(gs, f"{ds} · {model}"))
+        p.write_bytes(render_curves(gs, f"{ds} · {model}", adversary))
         paths.append(p)
     rows = curve_points(groups)
     if rows:

@@ -7,10 +7,13 @@ the std and the seed count. Everything is sorted in a stable order, so the same 
 byte-identical files.
 
 * :func:`tradeoff_tables` — one table per sensitivity approach; rows mapping × mechanism ×
-  model × dataset × ε × private attribute; columns Change in Utility, Change in Privacy,
-  Trade-off (= ΔU + ΔP, Riecker 2023, Sec. 4.2). Favourable trade-offs (> 0) in bold; cells
-  whose utility model or adversary is no better than chance are kept and flagged (the thesis
-  leaves them out of Tables 5.1–6.4).
+  model × dataset × ε × private attribute; columns Adversary (the attack privacy is read from:
+  the strongest by default), Change in Utility, Change in Privacy, Trade-off (= ΔU + ΔP,
+  Riecker 2023, Sec. 4.2). Favourable trade-offs (> 0) in bold; cells whose utility model or
+  adversary is no better than chance are kept and flagged (the thesis leaves them out of
+  Tables 5.1–6.4). Where the privacy measurement is not valid (the adversary is at chance on
+  the unprivatized baseline) Change in Privacy reads "no valid privacy measurement" and there
+  is no trade-off.
 * :func:`rewrite_tables` — one table per dataset; rows N_w, ROUGE-1, BLEU, BERTScore (and a
   model's loss where reported); column groups mechanism × ε plus the non-private column; best
   value per ε in bold (Huang et al. 2024, Tables 1–3).
@@ -37,6 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.report.privacy import (
+    NO_VALID,
+    GroupPrivacy,
+    describe_choice,
+    group_privacy,
+    tasks_of,
+)
 from bench.report.results import (
     CellRecord,
     Group,
@@ -262,7 +272,7 @@ def slug(text: str) -> str:
 TRADEOFF_NOTES = [
     (
     "Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = "
-    "macro-F1 of the utility model, privacy = 1 − macro-F1 of the attribute adversary; "
+    "macro-F1 of the utility model, privacy = {privacy}; "
     "trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2)."
     ),
     (
@@ -270,18 +280,20 @@ TRADEOFF_NOTES = [
     "adversary); such rows are kept and flagged (the thesis leaves them out). "
     "Values: mean ± sample std over n seeds."
     ),
+    (
+    "Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the "
+    f"trade-off exist only where the privacy measurement is valid (the adversary beats chance on "
+    f"the unprivatized baseline); elsewhere \"{NO_VALID}\" and no trade-off."
+    ),
 ]
+"""Notes under every trade-off table; ``{privacy}`` is filled by ``describe_choice``."""
 
 
 def _privacy_tasks(g: Group) -> list[str]:
-    tasks: set[str] = set()
-    for r in g.records:
-        tasks |= set((r.metrics.get("privacy") or {}).keys())
-        tasks |= set((dig(r.metrics, "vs_baseline", "by_privacy_task") or {}).keys())
-    return sorted(tasks)
+    return tasks_of([g])
 
 
-def _flag(g: Group, task: str, has_delta: bool) -> str:
+def _flag(g: Group, task: str, has_delta: bool, gp: GroupPrivacy | None = None) -> str:
     n = len(g.records)
     parts = []
     u = g.count(lambda m: m["utility"]["chance_level"] is True)
@@ -289,17 +301,32 @@ def _flag(g: Group, task: str, has_delta: bool) -> str:
     for what, k in (("utility", u), ("adversary", a)):
         if k:
             parts.append(f"{what} ≈ chance" + (f" ({k}/{n} seeds)" if n > 1 else ""))
+    missing = g.count(lambda m: m["privacy"][task].get("missing") is True)
+    if missing:
+        who = gp.adversary if gp is not None else "the adversary"
+        parts.append(f"{who} not run" + (f" ({missing}/{n} seeds)" if n > 1 else ""))
+    if gp is not None and gp.status in ("invalid", "partial"):
+        parts.append("adversary ≈ chance on the baseline"
+                     + (f" ({gp.n_invalid}/{gp.n} seeds)" if gp.status == "partial" else ""))
     if not has_delta:
         parts.append("no baseline")
     return "; ".join(parts)
 
 
-def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Table]:
+def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
+                    adversary: str | None = None) -> list[Table]:
     """Trade-off tables, one per sensitivity approach (baselines are the reference, not rows).
+
+    Privacy is read from ``metrics["privacy"][task]`` as :func:`bench.report.privacy.
+    select_privacy` left it (default: the headline, the strongest adversary); the Adversary
+    column names it. Where the privacy measurement is not valid (the adversary is at chance on
+    the baseline) Change in Privacy reads :data:`bench.report.privacy.NO_VALID` and there is no
+    trade-off.
 
     Args:
         groups: aggregated configurations (:func:`bench.report.results.group_cells`).
         title_prefix: prepended to each title (e.g. the grid name).
+        adversary: the adversary choice the cells were selected with (titles and notes only).
 
     Returns:
         Tables named ``tradeoff_<sensitivity>``, sorted by sensitivity label.
@@ -310,7 +337,7 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tab
             by_sens.setdefault(g.config.sensitivity, []).append(g)
     tables, used = [], set()
     for sens in sorted(by_sens):
-        rows, records = [], []
+        rows, records, invalid = [], [], {}
         for g in by_sens[sens]:
             c = g.config
             for task in _privacy_tasks(g):
@@ -318,28 +345,44 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tab
                     return lambda m: m["vs_baseline"]["by_privacy_task"][task][key]
                 du, dp, to = (g.stat(delta(k)) for k in ("delta_utility", "delta_privacy",
                                                           "tradeoff"))
-                flag = _flag(g, task, to is not None)
+                gp = group_privacy(g, task)
+                if gp.status == "invalid":
+                    dp = to = None
+                flag = _flag(g, task, du is not None, gp)
                 favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
                 n = len(g.records)
+                dp_text = NO_VALID if gp.status == "invalid" else fmt_stat(dp, signed=True)
+                for why in gp.reasons:
+                    invalid.setdefault((c.dataset, task), [])
+                    if why not in invalid[(c.dataset, task)]:
+                        invalid[(c.dataset, task)].append(why)
                 rows.append([Value(c.mapping), Value(c.mechanism), Value(c.model),
                              Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
-                             Value(fmt_stat(du, signed=True)), Value(fmt_stat(dp, signed=True)),
+                             Value(gp.adversary),
+                             Value(fmt_stat(du, signed=True)), Value(dp_text),
                              Value(fmt_stat(to, signed=True), bold=favourable),
                              Value(str(n)), Value(flag)])
                 records.append({
                     "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
                     "model": c.model, "dataset": c.dataset, "epsilon": fmt_eps(c.epsilon)
-                    .replace("∞", "inf"), "attribute": task, "suite_version": c.suite_version,
+                    .replace("∞", "inf"), "attribute": task, "adversary": gp.adversary,
+                    "suite_version": c.suite_version,
                     "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
                     **_csv_stat("delta_utility", du), **_csv_stat("delta_privacy", dp),
                     **_csv_stat("tradeoff", to), "favourable": str(favourable).lower(),
-                    "flag": flag})
+                    "privacy_valid": {True: "true", False: "false"}.get(gp.valid, ""),
+                    "privacy_status": gp.status_text(), "flag": flag})
         name = _unique(f"tradeoff_{slug(sens)}", used)
-        title = f"{title_prefix}Privacy-utility trade-off, sensitivity approach: {sens}"
+        who = "" if adversary is None else f" (adversary: {adversary})"
+        title = f"{title_prefix}Privacy-utility trade-off{who}, sensitivity approach: {sens}"
+        notes = [TRADEOFF_NOTES[0].format(privacy=describe_choice(adversary)),
+                 *TRADEOFF_NOTES[1:]]
+        notes += [f"{NO_VALID.capitalize()} for {ds} / {task}: {'; '.join(why)}."
+                  for (ds, task), why in sorted(invalid.items())]
         tables.append(Table(name, title, ["Mapping", "Mechanism", "Model", "Dataset", "ε",
-                                          "Attribute", "Change in Utility", "Change in Privacy",
-                                          "Trade-off", "n", "Flag"],
-                            rows, records, list(TRADEOFF_NOTES), align="llllrlrrrrl", merge=4))
+                                          "Attribute", "Adversary", "Change in Utility",
+                                          "Change in Privacy", "Trade-off", "n", "Flag"],
+                            rows, records, notes, align="llllrllrrrrl", merge=4))
     return tables
 
 

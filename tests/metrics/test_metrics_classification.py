@@ -123,3 +123,25 @@ def test_metric_directions():
     for name in METRICS:
         info = METRICS.get(name)
         assert info.name == name and info.description
+
+
+def test_chance_level_counts_the_everything_present_guesser():
+    """Rare multilabel labels: predicting every label present scores 2p/(1+p) per label,
+    above the stratified/majority guessers; a signal-free classifier that drifts there must
+    still count as chance."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    y = (rng.random((400, 4)) < np.array([0.3, 0.4, 0.5, 0.35])).astype(int)
+    ch = chance_level(y, y, seed=0)
+    everything = f1_score(y, np.ones_like(y), average="macro")
+    assert ch.constant == pytest.approx(everything)
+    assert ch.threshold >= everything > ch.stratified
+    assert is_chance_level(everything, ch)
+
+
+def test_chance_level_constant_guesser_multiclass():
+    y = np.array([0] * 50 + [1] * 30 + [2] * 20)
+    ch = chance_level(y, y, seed=0)
+    assert ch.constant == pytest.approx(max(ch.majority, 2 * 0.5 / 1.5 / 3))
+    assert ch.threshold >= ch.constant

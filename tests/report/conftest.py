@@ -1,4 +1,4 @@
-"""Shared fixtures of the report tests: the hand-made results folder and a built report."""
+"""Shared fixtures of the report tests: the hand-made results folders and a built report."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "results" / "basic"
+ADV_FIXTURE = FIXTURE.parent / "adversaries"
 
 
 @pytest.fixture()
@@ -15,6 +16,14 @@ def results(tmp_path: Path) -> Path:
     """A writable copy of ``tests/fixtures/results/basic``."""
     dst = tmp_path / "results"
     shutil.copytree(FIXTURE, dst)
+    return dst
+
+
+@pytest.fixture()
+def adv_results(tmp_path: Path) -> Path:
+    """A writable copy of ``tests/fixtures/results/adversaries`` (several adversaries, validity)."""
+    dst = tmp_path / "adv_results"
+    shutil.copytree(ADV_FIXTURE, dst)
     return dst
 
 

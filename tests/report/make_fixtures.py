@@ -1,10 +1,18 @@
 """Write the hand-made result folders under ``tests/fixtures/results/`` (run once; committed).
 
-The numbers are chosen so that means and stds over the two seeds are easy to check by hand in
-the expected tables of ``test_tables.py``. The set holds: a baseline per seed, mvl (nearest) and
-tem (none) at ε 1 and 10 over seeds 0 and 1 (one tem cell with its utility model at chance, the
-tem ε=10 adversary at chance), one mvl cell with an estimated guarantee (unit_norm), one mvl cell
-from an older suite version with no baseline, and one failed cell (``error.json`` only).
+``basic/`` — the metrics schema from before several adversaries (one adversary per attribute,
+no ``by_adversary``, no ``privacy_valid``); the report must keep reading it. The numbers are
+chosen so that means and stds over the two seeds are easy to check by hand in the expected
+tables of ``test_tables.py``. The set holds: a baseline per seed, mvl (nearest) and tem (none)
+at ε 1 and 10 over seeds 0 and 1 (one tem cell with its utility model at chance, the tem ε=10
+adversary at chance), one mvl cell with an estimated guarantee (unit_norm), one mvl cell from an
+older suite version with no baseline, and one failed cell (``error.json`` only).
+
+``adversaries/`` — the current schema (:func:`adversary_cells`): dataset ``trustpilot``, model
+lstm, adversaries lexical, informed and lstm on two attributes, a baseline and mvl at ε 1 and 10
+over seeds 0 and 1. ``age`` is valid (the strongest adversary, lexical, beats chance on the
+baseline; the lstm adversary does not); ``gender`` is not (every adversary is at chance on the
+baseline). The mvl cells carry the headline MIA with its CI (valid at ε = 1, not at ε = 10).
 
 Example:
     $ .venv/bin/python tests/report/make_fixtures.py
@@ -146,5 +154,127 @@ def write(root: Path = ROOT) -> Path:
     return root
 
 
+# --------------------------------------------------------------------------------------------
+# adversaries/: the metrics schema with several adversaries and the validity check
+# --------------------------------------------------------------------------------------------
+
+ADV_ROOT = ROOT.parent / "adversaries"
+ADV_SETTINGS = dict(SETTINGS, adversaries=["lexical", "informed", "model"], mia=True,
+                    rewrite_metrics=False)
+THRESHOLD = {"age": 0.35, "gender": 0.55}
+"""Chance threshold (macro-F1) of each attribute's test split."""
+ADVERSARIES = ("lexical", "informed", "lstm")
+"""Run order (ties: the first wins, as in ``bench.attacks.adversary.strongest``)."""
+
+# (mechanism, eps, seed) -> (utility, {task: (lexical, informed, lstm) macro-F1}, mia)
+ADV_CELLS: dict[tuple[str, float | str, int], tuple] = {
+    ("none", "inf", 0): (0.8, {"age": (0.6, 0.55, 0.3), "gender": (0.5, 0.48, 0.52)},
+                         (0.6, 0.55, 0.65, True)),
+    ("none", "inf", 1): (0.7, {"age": (0.5, 0.45, 0.34), "gender": (0.54, 0.4, 0.45)},
+                         (0.6, 0.55, 0.65, True)),
+    ("mvl", 1.0, 0): (0.6, {"age": (0.4, 0.45, 0.25), "gender": (0.45, 0.5, 0.4)},
+                      (0.56, 0.51, 0.61, True)),
+    ("mvl", 1.0, 1): (0.5, {"age": (0.4, 0.3, 0.2), "gender": (0.5, 0.35, 0.42)},
+                      (0.54, 0.49, 0.59, True)),
+    ("mvl", 10.0, 0): (0.8, {"age": (0.55, 0.5, 0.3), "gender": (0.5, 0.49, 0.51)},
+                       (0.52, 0.45, 0.59, False)),
+    ("mvl", 10.0, 1): (0.75, {"age": (0.45, 0.4, 0.32), "gender": (0.52, 0.44, 0.47)},
+                       (0.5, 0.43, 0.57, False)),
+}
+
+
+def _adv_spec(mech: str, eps: float | str, seed: int) -> dict:
+    s = _spec(mech, eps, seed, "none" if mech == "none" else "nearest")
+    s["dataset"] = {"name": "trustpilot", "config": {}, "version": "1"}
+    s["name"] = s["name"].replace("bbc:", "trustpilot:")
+    s["settings"] = ADV_SETTINGS
+    s["hash"] = hashlib.sha256(f"{s['name']}|{s['suite_version']}".encode()).hexdigest()[:16]
+    return s
+
+
+def _by_adversary(task: str, f1s: tuple[float, ...]) -> dict:
+    thr = THRESHOLD[task]
+    return {name: {"privacy": round(1 - f1, 6), "adversary_macro_f1": f1,
+                   "adversary_accuracy": f1, "adversary_per_class_f1": [f1, f1],
+                   "n": 40, "chance_threshold": thr, "chance_level": f1 <= thr,
+                   "fit_seconds": 0.5, "predict_seconds": 0.1, "version": "1"}
+            for name, f1 in zip(ADVERSARIES, f1s)}
+
+
+def _headline(by: dict) -> dict:
+    name = max(by, key=lambda n: by[n]["adversary_macro_f1"])
+    out = {k: v for k, v in by[name].items() if k not in ("fit_seconds", "predict_seconds")}
+    return out | {"adversary": name, "by_adversary": by, "seconds": 1.8,
+                  "adversaries_left_out": []}
+
+
+def _validity(base: dict) -> tuple[bool, str | None]:
+    f1, thr = base["adversary_macro_f1"], base["chance_threshold"]
+    if f1 <= thr:
+        return False, (f"the strongest adversary ({base['adversary']}) reaches macro-F1 "
+                       f"{f1:.3f} on the unprivatized text, not above the chance threshold "
+                       f"{thr:.3f}: no valid privacy measurement")
+    return True, None
+
+
+def adversary_cells() -> list[tuple[dict, dict]]:
+    """(spec, metrics) of every cell of ``adversaries/``, metrics as the runner writes them."""
+    out, base = [], {}
+    for (mech, eps, seed), (u, tasks, (auc, lo, hi, mia_ok)) in ADV_CELLS.items():
+        spec = _adv_spec(mech, eps, seed)
+        priv = {t: _headline(_by_adversary(t, f1s)) for t, f1s in tasks.items()}
+        m = {"cell": spec["name"], "dataset_hash": DATA_HASH,
+             "suite_version": spec["suite_version"],
+             "utility": {"task": "sentiment", "macro_f1": u, "accuracy": u,
+                         "chance_level": False, "chance_threshold": 0.25, "n": 40},
+             "privacy": priv, "runtime": {"total_seconds": 1.0},
+             "privatization": {"n_tokens": 1000},
+             "mia": {"mia_auc": auc, "mia_auc_ci": [lo, hi], "mia_accuracy": 0.5,
+                     "mia_attack": "loss_threshold",
+                     "mia_attacks": {"loss_threshold": {"auc": auc, "auc_ci": [lo, hi]},
+                                     "shadow": {"auc": 0.5, "auc_ci": [0.44, 0.56]}},
+                     "mia_valid": mia_ok,
+                     "mia_invalid_reason": None if mia_ok else (
+                         "the strongest attack's AUC CI includes 0.5 on the unprivatized "
+                         "baseline: no valid MIA")}}
+        if mech == "none":
+            base[seed] = m
+            for p in priv.values():
+                p["privacy_valid"], p["privacy_invalid_reason"] = _validity(p)
+        else:
+            m["guarantee"] = m["privatization"]["guarantee"] = METRIC_DP
+            m["n_w"] = 0.5
+            b = base[seed]
+            du = round(u - b["utility"]["macro_f1"], 6)
+            by_task = {}
+            for t, p in priv.items():
+                ok, why = _validity(b["privacy"][t])
+                p["privacy_valid"], p["privacy_invalid_reason"] = ok, why
+                if ok:
+                    dp = round(p["privacy"] - b["privacy"][t]["privacy"], 6)
+                    by_task[t] = {"delta_utility": du, "delta_privacy": dp,
+                                  "tradeoff": round(du + dp, 6), "privacy_valid": True,
+                                  "reason": None}
+                else:
+                    by_task[t] = {"delta_utility": du, "delta_privacy": None, "tradeoff": None,
+                                  "privacy_valid": False, "reason": why}
+            m["vs_baseline"] = {"delta_utility": du, "by_privacy_task": by_task}
+        out.append((spec, m))
+    return out
+
+
+def write_adversaries(root: Path = ADV_ROOT) -> Path:
+    """(Re)write the ``adversaries/`` fixture folder; returns it."""
+    if root.exists():
+        shutil.rmtree(root)
+    for spec, metrics in adversary_cells():
+        folder = root / "cells" / spec["hash"]
+        folder.mkdir(parents=True)
+        for name, obj in (("spec.json", spec), ("metrics.json", metrics)):
+            (folder / name).write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    return root
+
+
 if __name__ == "__main__":
     write()
+    write_adversaries()

@@ -33,9 +33,9 @@ def test_plots_written_non_empty_and_deterministic(report) -> None:
         assert b"matplotlib" not in data.lower()  # no Software chunk with the version
     csv = (out / "curves.csv").read_text().splitlines()
     assert csv[0] == ("dataset,model,mechanism,epsilon,attribute,utility,utility_std,privacy,"
-                      "privacy_std,n_seeds")
+                      "privacy_std,adversary,privacy_status,n_seeds")
     assert ("bbc(suite=0.1.0),lstm,mvl · sens=none · map=nearest,1,entities,0.650000,0.070711,"
-            "0.700000,0.141421,2") in csv
+            "0.700000,0.141421,lstm,unknown,2") in csv
     groups, _ = group_cells(load_results(out.parent / "results").cells)
     assert render_curves(groups, "t") == render_curves(groups, "t")
 

@@ -13,44 +13,49 @@ from bench.report.tables import guarantee_table, rewrite_tables, tex_escape, tra
 
 NOTES = """
 Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = \
-macro-F1 of the utility model, privacy = 1 − macro-F1 of the attribute adversary; trade-off = \
-Δutility + Δprivacy (Riecker 2023, Sec. 4.2).  
+macro-F1 of the utility model, privacy = 1 − macro-F1 of the strongest adversary (max over the \
+adversaries run); trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2).  
 Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model or adversary); \
 such rows are kept and flagged (the thesis leaves them out). Values: mean ± sample std over n \
-seeds."""
+seeds.  
+Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the \
+trade-off exist only where the privacy measurement is valid (the adversary beats chance on the \
+unprivatized baseline); elsewhere "no valid privacy measurement" and no trade-off."""
 
 TRADEOFF_NONE_MD = """\
 # Privacy-utility trade-off, sensitivity approach: none
 
-| Mapping | Mechanism | Model | Dataset | ε | Attribute | Change in Utility | Change in Privacy \
-| Trade-off | n | Flag |
-|:---|:---|:---|:---|---:|:---|---:|---:|---:|---:|:---|
-| nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | — | — | — | 1 | no baseline |
-|  |  |  | bbc(suite=0.1.0) | 1 | entities | -0.200 ± 0.000 | +0.250 ± 0.071 \
+| Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Change in Utility \
+| Change in Privacy | Trade-off | n | Flag |
+|:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|:---|
+| nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | lstm | — | — | — | 1 | no baseline |
+|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | +0.250 ± 0.071 \
 | **+0.050 ± 0.071** | 2 |  |
-|  |  |  |  | 10 | entities | -0.025 ± 0.035 | -0.025 ± 0.035 | -0.050 ± 0.071 | 2 |  |
-| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | -0.600 ± 0.141 | +0.400 ± 0.000 \
+|  |  |  |  | 10 | entities | lstm | -0.025 ± 0.035 | -0.025 ± 0.035 | -0.050 ± 0.071 | 2 \
+|  |
+| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | lstm | -0.600 ± 0.141 | +0.400 ± 0.000 \
 | -0.200 ± 0.141 | 2 | utility ≈ chance (1/2 seeds) |
-|  |  |  |  | 10 | entities | +0.000 ± 0.000 | +0.050 ± 0.000 | **+0.050 ± 0.000** | 2 \
-| adversary ≈ chance (2/2 seeds) |
+|  |  |  |  | 10 | entities | lstm | +0.000 ± 0.000 | +0.050 ± 0.000 | **+0.050 ± 0.000** \
+| 2 | adversary ≈ chance (2/2 seeds) |
 """ + NOTES + """  
 Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are \
 labelled suite=&lt;version&gt;
 """
 
 TRADEOFF_NONE_CSV = """\
-sensitivity,mapping,mechanism,model,dataset,epsilon,attribute,suite_version,n_seeds,seeds,\
-delta_utility_mean,delta_utility_std,delta_privacy_mean,delta_privacy_std,tradeoff_mean,\
-tradeoff_std,favourable,flag
-none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,0.0.9,1,0,,,,,,,false,no baseline
-none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,0.1.0,2,0 1,-0.200000,0.000000,0.250000,\
-0.070711,0.050000,0.070711,true,
-none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,0.1.0,2,0 1,-0.025000,0.035355,-0.025000,\
-0.035355,-0.050000,0.070711,false,
-none,none,tem,lstm,bbc(suite=0.1.0),1,entities,0.1.0,2,0 1,-0.600000,0.141421,0.400000,\
-0.000000,-0.200000,0.141421,false,utility ≈ chance (1/2 seeds)
-none,none,tem,lstm,bbc(suite=0.1.0),10,entities,0.1.0,2,0 1,0.000000,0.000000,0.050000,\
-0.000000,0.050000,0.000000,true,adversary ≈ chance (2/2 seeds)
+sensitivity,mapping,mechanism,model,dataset,epsilon,attribute,adversary,suite_version,n_seeds,\
+seeds,delta_utility_mean,delta_utility_std,delta_privacy_mean,delta_privacy_std,tradeoff_mean,\
+tradeoff_std,favourable,privacy_valid,privacy_status,flag
+none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,lstm,0.0.9,1,0,,,,,,,false,,unknown,\
+no baseline
+none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.200000,0.000000,\
+0.250000,0.070711,0.050000,0.070711,true,,unknown,
+none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,-0.025000,0.035355,\
+-0.025000,0.035355,-0.050000,0.070711,false,,unknown,
+none,none,tem,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.600000,0.141421,0.400000,\
+0.000000,-0.200000,0.141421,false,,unknown,utility ≈ chance (1/2 seeds)
+none,none,tem,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,0.000000,0.000000,0.050000,\
+0.000000,0.050000,0.000000,true,,unknown,adversary ≈ chance (2/2 seeds)
 """
 
 REWRITE_ROWS = """\
@@ -91,7 +96,7 @@ def test_tradeoff_bold_and_flags_only_where_they_belong(report) -> None:
     _summary, out = report
     md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
     # +0.000 is not favourable (> 0 after rounding): not bold
-    assert "| -0.020 | +0.020 | +0.000 | 1 |  |" in md
+    assert "| lstm | -0.020 | +0.020 | +0.000 | 1 |  |" in md
     assert "**" not in md
     tex = (out / "tables" / "tradeoff_none.tex").read_text()
     assert tex.count("\\textbf{") == 2

@@ -1,0 +1,784 @@
+"""``informed``: the attribute adversary of the DP threat model (knows the mechanism).
+
+The adversary knows the mechanism, its parameters and the public vocabulary -- everything the
+differential-privacy guarantee allows an attacker to know -- and reads each privatized token
+as *evidence* about the original word: by Bayes' rule with a public prior π over original
+words and the mechanism's own channel P(o | w),
+
+    P(w | o) = π(w)·P(o | w) / Σ_{w'} π(w')·P(o | w').
+
+Channels (:func:`channel_kind`):
+
+* ``identity`` (unprivatized baseline): the posterior is the token itself.
+* ``exact`` for ``tem`` (P(o|w) = exp(−ε/2·min(d(w, o), γ)) / Z_w, Carvalho et al. 2021,
+  Sec. 4.2), ``santext`` (the same with γ = ∞, Yue et al. 2021, Eq. 2) and ``custext``
+  (the mechanism's own K-word tables, Chen et al. 2023, Alg. 1).
+* ``sampled`` for every other text-output configuration (truncated Gumbel, additive mechanisms
+  with a ``nearest``/``vickrey`` mapping): P(o|w) is estimated by ``n_samples`` draws per
+  candidate original through the privatizer itself, with add-α smoothing.
+
+Every channel is written as P(o|w) = f_w + a_w(o): a floor f_w common to every output and an
+excess a_w(o) that is sparse at large ε (TEM: non-zero only inside the truncation radius γ;
+sampled: only for outputs that were drawn). Then the normaliser is
+N_o = B + Σ_w π(w)·a_w(o) with B = Σ_w π(w)·f_w, so the posterior is exact over the candidate
+originals while the per-output work only touches the excess. The work is done once per
+*unique* output word (never per token) and cached, so fit + predict on train/dev/test compute
+each output word once.
+
+A document's attribute score aggregates its tokens' posteriors: for an attribute word e,
+P(some token was e) = 1 − Π_t (1 − P(e | o_t)) and the expected count Σ_t P(e | o_t) (for a
+multi-word name, also the phrase: consecutive tokens, P(e₁|o_t)·P(e₂|o_{t+1})). Without
+attribute words (speaker, gender) the feature map is the posterior-expected bag of words. A
+class-weighted logistic regression on those features is fitted on the training split; the
+feature set, penalty and C are picked on dev. See ``docs/informed.md``.
+
+Example:
+    >>> from bench.attacks.informed import InformedAdversary
+    >>> adv = InformedAdversary(privatizer=p, attribute_words=["iraq", "united states"])
+    >>> adv.fit(train_tokens, Y_train, dev_tokens, Y_dev).predict(test_tokens)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from bench.models.base import Model, ModelInputError, as_token_lists
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_KINDS = ("identity", "exact", "sampled")
+EXACT_MECHANISMS = ("tem", "santext", "custext")
+PRIORS = ("zipf", "uniform")
+FEATURE_SETS = ("attribute", "bag", "both")
+DEFAULT_C_GRID = (0.1, 1.0, 10.0, 100.0)
+PENALTIES = ("l1", "l2")
+TILE = 128  # query words per distance tile: a (128 × |W|) float64 block is 51 MB at 50,000
+SPARSE_MAX = 0.05  # a tile takes the sparse path when at most this fraction is inside γ
+
+
+# --------------------------------------------------------------------------------------------
+# What the adversary can attack
+# --------------------------------------------------------------------------------------------
+
+def channel_kind(privatizer: Any) -> str:
+    """How the informed adversary obtains P(output | original) for ``privatizer``.
+
+    Returns:
+        ``"identity"`` (``None``: the unprivatized baseline), ``"exact"`` (``tem``,
+        ``santext``, ``custext``: the mechanism's closed-form output distribution) or
+        ``"sampled"`` (any other text-output configuration: estimated by sampling).
+
+    Raises:
+        ModelInputError: the privatizer outputs vectors (no words to read).
+    """
+    if privatizer is None:
+        return "identity"
+    reason = supports(privatizer.mechanism.kind, "text" if _outputs_text(privatizer)
+                      else "vectors")
+    if reason:
+        raise ModelInputError(reason)
+    return "exact" if privatizer.mechanism.name in EXACT_MECHANISMS else "sampled"
+
+
+def _outputs_text(privatizer: Any) -> bool:
+    return privatizer.mechanism.kind == "selection" or privatizer.mapping.outputs_text
+
+
+def supports(mechanism_kind: str | None, output: str) -> str | None:
+    """Whether the informed adversary can attack a configuration, without fitting anything.
+
+    Args:
+        mechanism_kind: ``"selection"``, ``"additive"``, ``"identity"``/``"none"``/``None``
+            (the baseline), or a registered mechanism name.
+        output: what privatization hands the adversaries, ``"text"`` or ``"vectors"``.
+
+    Returns:
+        ``None`` when supported, else the reason.
+    """
+    if output != "text":
+        return (f"the informed adversary reads privatized words; this configuration's output is "
+                f"{output} (no words to read: use mapping 'nearest' or 'vickrey')")
+    if mechanism_kind in (None, "identity", "none", "baseline", "selection", "additive"):
+        return None
+    from bench.mechanisms import MECHANISMS
+
+    try:
+        kind = MECHANISMS.get(mechanism_kind).kind
+    except Exception as e:  # unknown name: say so
+        return f"the informed adversary: unknown mechanism {mechanism_kind!r} ({e})"
+    return None if kind in ("selection", "additive") else (
+        f"the informed adversary: mechanism {mechanism_kind!r} of unknown kind {kind!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Channels: P(o | w) = floor_w + excess_w(o) over the candidate originals
+# --------------------------------------------------------------------------------------------
+
+class Channel:
+    """P(o | w) for candidate originals ``cand`` (vocabulary ids) and every output o ∈ W.
+
+    Attributes:
+        cand: sorted vocabulary ids of the candidate originals.
+        floor: ``(len(cand),)``: P(o | w) for an output outside w's excess support.
+        n_vocab: |W|.
+    """
+
+    kind = ""
+
+    def __init__(self, cand: np.ndarray, n_vocab: int) -> None:
+        self.cand = np.asarray(cand, dtype=np.int64)
+        self.n_vocab = int(n_vocab)
+        self.floor = np.zeros(len(self.cand))
+        self.seconds = 0.0
+
+    def excess(self, outputs: np.ndarray):
+        """The excess a_w(o) for a tile of output ids.
+
+        Returns ``("dense", A)`` with ``A`` ``(len(outputs), len(cand))``, or
+        ``("sparse", rows, cols, vals)`` (row into ``outputs``, column into ``cand``).
+        """
+        raise NotImplementedError
+
+    def likelihood(self, outputs: np.ndarray) -> np.ndarray:
+        """Dense P(o | w), ``(len(outputs), len(cand))`` (for tests and small vocabularies)."""
+        out = np.tile(self.floor, (len(outputs), 1))
+        ex = self.excess(np.asarray(outputs, dtype=np.int64))
+        if ex[0] == "dense":
+            out += ex[1]
+        else:
+            np.add.at(out, (ex[1], ex[2]), ex[3])
+        return out
+
+
+class ExpChannel(Channel):
+    """Exact exponential channel P(o|w) = exp(−k·min(d(w, o), γ)) / Z_w, k = ε/2.
+
+    TEM (Carvalho et al. 2021, Sec. 4.2; γ of Thm. 4.2) and SanText (Yue et al. 2021, Eq. 2:
+    γ = ∞). With c = e^{−kγ} the weight splits as c + a_w(o), a_w(o) = e^{−k·d} − c > 0 only
+    inside γ, so Z_w = |W|·c + Σ_{d < γ} a_w(o) and the floor is f_w = c / Z_w (the same
+    decomposition TEM's sparse sampler uses). Distances are those of the mechanism's own space
+    (after the sensitivity transform), a word's distance to itself exactly 0. Each tile of
+    query words gets one float32 screening product (:meth:`SelectionMechanism.
+    word_sq_distances`); when few pairs are inside γ only those are recomputed exactly in
+    float64 (sparse path), otherwise the tile's float64 distances are computed in full (dense
+    path). Either way the values are float64-exact.
+    """
+
+    kind = "exact"
+    path = "auto"  # "sparse" / "dense" force one (tests run both)
+
+    def __init__(self, mech: Any, cand: np.ndarray, gamma: float) -> None:
+        super().__init__(cand, mech.space.shape[0])
+        self.mech = mech
+        self.space = mech.space
+        self.k = mech.epsilon / 2.0
+        self.gamma = float(gamma)
+        self.c = 0.0 if math.isinf(self.gamma) else math.exp(-self.k * self.gamma)
+        self.sq = np.einsum("ij,ij->i", self.space, self.space)
+        self.is_cand = np.zeros(self.n_vocab, dtype=bool)
+        self.is_cand[self.cand] = True
+        self.col_of = np.full(self.n_vocab, -1, dtype=np.int64)
+        self.col_of[self.cand] = np.arange(len(self.cand))
+        # the regime is a property of (ε, γ, space): probe one tile of candidates; when most
+        # pairs are inside γ (small ε), skip the float32 screen and go dense everywhere
+        self.dense = math.isinf(self.gamma)
+        if not self.dense and self.path == "auto":
+            probe = self.cand[np.linspace(0, len(self.cand) - 1, min(TILE, len(self.cand))
+                                          ).astype(np.int64)]
+            d2 = mech.word_sq_distances(probe, scale=self.k)
+            self.dense = np.count_nonzero(d2 < np.float32((self.k * self.gamma) ** 2)) > \
+                2 * SPARSE_MAX * d2.size
+        # Z_w over all of W, one tile of candidates at a time (Carvalho et al. 2021, Sec. 4.2)
+        self.Z = np.empty(len(self.cand))
+        for a in range(0, len(self.cand), TILE):
+            q = self.cand[a:a + TILE]
+            kind, *rest = self._pairs(q, None)
+            if kind == "dense":
+                self.Z[a:a + TILE] = self._weights(rest[0]).sum(axis=1)
+            else:
+                r, _, d = rest
+                ex = np.exp(-self.k * d) - self.c
+                self.Z[a:a + TILE] = self.n_vocab * self.c + np.bincount(
+                    r, weights=np.maximum(ex, 0.0), minlength=len(q))
+        self.floor = self.c / self.Z
+
+    def _weights(self, d: np.ndarray) -> np.ndarray:
+        return np.exp(-self.k * np.minimum(d, self.gamma))
+
+    def _dense_distances(self, q: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
+        v = self.space if cols is None else self.space[cols]
+        sv = self.sq if cols is None else self.sq[cols]
+        d2 = self.space[q] @ v.T
+        d2 *= -2.0
+        d2 += self.sq[q][:, None]
+        d2 += sv[None, :]
+        np.maximum(d2, 0.0, out=d2)
+        # a word's distance to itself is exactly 0 (the mechanism's sampler does the same)
+        if cols is None:
+            d2[np.arange(len(q)), q] = 0.0
+        else:
+            r = np.flatnonzero(self.col_of[q] >= 0)
+            d2[r, self.col_of[q[r]]] = 0.0
+        return np.sqrt(d2, out=d2)
+
+    def _pairs(self, q: np.ndarray, cols: np.ndarray | None):
+        """Distances from query words ``q`` to ``cols`` (None: all of W), sparse or dense."""
+        if self.path == "dense" or (self.dense and self.path == "auto"):
+            return "dense", self._dense_distances(q, cols)
+        d2 = self.mech.word_sq_distances(q, scale=self.k)  # float32 k²·d², (len(q), |W|)
+        cut = (self.k * self.gamma) ** 2
+        # float32 rounding is ~1e−7 of k²(‖q‖² + ‖v‖²): screen with a generous margin, then
+        # decide on the exact float64 distance
+        tol = 1e-5 * self.k ** 2 * (self.sq[q].max() + self.sq.max()) + 1e-6 * cut
+        mask = d2 < np.float32(cut + tol)
+        if cols is not None:
+            mask &= self.is_cand[None, :]
+        n_in = np.count_nonzero(mask)
+        if self.path == "auto" and n_in > SPARSE_MAX * mask.size:
+            return "dense", self._dense_distances(q, cols)
+        r, c = np.divmod(np.flatnonzero(mask), self.n_vocab)
+        d = np.linalg.norm(self.space[q[r]] - self.space[c], axis=1)
+        d[q[r] == c] = 0.0
+        inside = d < self.gamma
+        r, c, d = r[inside], c[inside], d[inside]
+        if cols is not None:
+            c = self.col_of[c]
+        return "sparse", r, c, d
+
+    def excess(self, outputs: np.ndarray):
+        kind, *rest = self._pairs(outputs, self.cand)
+        if kind == "dense":
+            a = self._weights(rest[0])
+            a -= self.c
+            np.maximum(a, 0.0, out=a)
+            a /= self.Z[None, :]
+            return "dense", a
+        r, c, d = rest
+        return "sparse", r, c, np.maximum(np.exp(-self.k * d) - self.c, 0.0) / self.Z[c]
+
+
+class TableChannel(Channel):
+    """P(o|w) from a sparse table ``T`` (candidates × W): ``floor + T[w, o]``.
+
+    Exact for CusText (the mechanism's own K-word output tables, Chen et al. 2023, Alg. 1;
+    floor 0). Estimated for everything else: ``n_samples`` draws per candidate through the
+    privatizer, counts K[w, o], P̂(o|w) = (K[w, o] + α)/(n + α|W|) with α = ``smoothing``/|W|
+    (add-α smoothing whose total pseudo-count is ``smoothing``, so an output never drawn from
+    w keeps a small, non-zero likelihood).
+    """
+
+    def __init__(self, cand: np.ndarray, n_vocab: int, table: sparse.spmatrix,
+                 floor: np.ndarray | float, kind: str) -> None:
+        super().__init__(cand, n_vocab)
+        self.kind = kind
+        self.table = sparse.csc_matrix(table)
+        self.floor = np.broadcast_to(np.asarray(floor, dtype=np.float64),
+                                     (len(self.cand),)).copy()
+
+    def excess(self, outputs: np.ndarray):
+        sub = self.table[:, outputs].tocoo()  # (C, t)
+        return "sparse", sub.col.astype(np.int64), sub.row.astype(np.int64), sub.data.astype(
+            np.float64)
+
+
+def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothing: float,
+                     chunk: int = 65_536) -> TableChannel:
+    n_vocab = privatizer.embedding.size
+    rows = np.repeat(np.arange(len(cand)), n_samples)
+    src = cand[rows]
+    outs = np.empty(len(src), dtype=np.int64)
+    for a in range(0, len(src), chunk):  # vectorised: every candidate in one call per chunk
+        o, _ = privatizer.privatize_ids(src[a:a + chunk])
+        outs[a:a + chunk] = o
+    counts = sparse.coo_matrix((np.ones(len(src)), (rows, outs)),
+                               shape=(len(cand), n_vocab)).tocsr()
+    counts.sum_duplicates()
+    alpha = smoothing / n_vocab
+    denom = n_samples + alpha * n_vocab
+    return TableChannel(cand, n_vocab, counts / denom, alpha / denom, "sampled")
+
+
+def _custext_channel(mech: Any, cand: np.ndarray) -> TableChannel:
+    n_vocab = mech.space.shape[0]
+    c = mech.candidates[cand]
+    p = mech.probs[cand]
+    ok = c >= 0
+    r = np.broadcast_to(np.arange(len(cand))[:, None], c.shape)[ok]
+    table = sparse.coo_matrix((p[ok], (r, c[ok])), shape=(len(cand), n_vocab))
+    return TableChannel(cand, n_vocab, table, 0.0, "exact")
+
+
+# one channel per privatizer object: the runner makes a new adversary per private attribute
+# with the same privatizer; the channel (Z_w, sampled tables) does not depend on the attribute
+_CHANNELS: dict[tuple, tuple[weakref.ref, Channel]] = {}
+
+
+def build_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 64,
+                  smoothing: float = 1.0, sampled: bool = False) -> Channel:
+    """The channel of ``privatizer`` over candidate originals ``cand`` (cached per privatizer).
+
+    ``sampled=True`` estimates it by sampling even where the exact one is known (tests)."""
+    import time
+
+    key = (id(privatizer), cand.tobytes(), n_samples, smoothing, sampled)
+    hit = _CHANNELS.get(key)
+    if hit is not None and hit[0]() is privatizer:
+        return hit[1]
+    t0 = time.perf_counter()
+    mech = privatizer.mechanism
+    if channel_kind(privatizer) == "exact" and not sampled:
+        if mech.name == "tem":
+            ch: Channel = ExpChannel(mech, cand, mech.gamma)
+        elif mech.name == "santext":
+            ch = ExpChannel(mech, cand, math.inf)
+        else:
+            ch = _custext_channel(mech, cand)
+    else:
+        ch = _sampled_channel(privatizer, cand, n_samples, smoothing)
+    ch.seconds = time.perf_counter() - t0
+    logger.info("informed: %s channel of %s over %d candidates in %.1f s", ch.kind, mech.name,
+                len(cand), ch.seconds)
+    for k in [k for k, (ref, _) in _CHANNELS.items() if ref() is None]:
+        del _CHANNELS[k]
+    _CHANNELS[key] = (weakref.ref(privatizer), ch)
+    return ch
+
+
+# --------------------------------------------------------------------------------------------
+# Posteriors, once per unique output word
+# --------------------------------------------------------------------------------------------
+
+class PosteriorCache:
+    """P(w | o) for output words o, computed once per unique output word and kept.
+
+    For each computed o: ``attr[o]`` the exact posteriors of the attribute words,
+    ``top_ids[o]``/``top_p[o]`` the ``top_k`` largest entries of the *excess* part
+    π(w)·a_w(o)/N_o (vocabulary ids), and ``floor_mass[o]`` = B/N_o, the posterior mass of the
+    floor part, which is the same distribution bg(w) ∝ π(w)·f_w for every o (so a document's
+    expected bag of words is Σ_t excess_t + (Σ_t floor_mass_t)·bg exactly, up to the top-k cut
+    of the excess).
+
+    Args:
+        channel: the channel (``None``: identity).
+        prior: π over ``channel.cand`` (normalised), ignored for the identity.
+        attr_ids: vocabulary ids of the attribute words (each must be a candidate).
+        n_vocab: |W|.
+        top_k: entries of the excess kept per output word.
+    """
+
+    def __init__(self, channel: Channel | None, prior: np.ndarray | None, attr_ids: np.ndarray,
+                 n_vocab: int, top_k: int) -> None:
+        self.channel = channel
+        self.n_vocab = n_vocab
+        self.attr_ids = np.asarray(attr_ids, dtype=np.int64)
+        self.top_k = int(top_k) if channel is not None else 1
+        self.done = np.zeros(n_vocab, dtype=bool)
+        self.attr = np.zeros((n_vocab, len(self.attr_ids)))
+        self.top_ids = np.zeros((n_vocab, self.top_k), dtype=np.int64)
+        self.top_p = np.zeros((n_vocab, self.top_k))
+        self.floor_mass = np.zeros(n_vocab)
+        if channel is not None:
+            self.prior = np.asarray(prior, dtype=np.float64)
+            self.pf = self.prior * channel.floor
+            self.B = float(self.pf.sum())
+            self.attr_cols = np.searchsorted(channel.cand, self.attr_ids)
+            if len(self.attr_ids) and not np.array_equal(channel.cand[self.attr_cols],
+                                                         self.attr_ids):
+                raise ValueError("informed: every attribute word must be a candidate original")
+
+    def ensure(self, outputs: np.ndarray) -> None:
+        """Compute the posteriors of the output ids not computed yet (tiles of unique words)."""
+        todo = np.unique(outputs)
+        todo = todo[~self.done[todo]]
+        if not len(todo):
+            return
+        if self.channel is None:  # identity: the original word is the token itself
+            self.attr[todo] = (todo[:, None] == self.attr_ids[None, :])
+            self.top_ids[todo, 0] = todo
+            self.top_p[todo, 0] = 1.0
+        else:
+            for a in range(0, len(todo), TILE):
+                self._tile(todo[a:a + TILE])
+        self.done[todo] = True
+
+    def _tile(self, o: np.ndarray) -> None:
+        ch, t, k = self.channel, len(o), self.top_k
+        ex = ch.excess(o)
+        if ex[0] == "dense":
+            s = ex[1] * self.prior[None, :]  # π(w)·a_w(o), (t, C)
+            norm = self.B + s.sum(axis=1)
+            a_attr = ex[1][:, self.attr_cols]
+            kk = min(k, s.shape[1])
+            cols = np.argpartition(-s, kk - 1, axis=1)[:, :kk]
+            vals = np.take_along_axis(s, cols, axis=1).ravel()
+            rows, rank, cols = np.repeat(np.arange(t), kk), np.tile(np.arange(kk), t), cols.ravel()
+        else:
+            _, r, c, a = ex
+            s = a * self.prior[c]
+            norm = self.B + np.bincount(r, weights=s, minlength=t)
+            a_attr = np.zeros((t, len(self.attr_ids)))
+            for j, col in enumerate(self.attr_cols):  # a handful of attribute words
+                hit = c == col
+                a_attr[r[hit], j] = a[hit]
+            # top-k per row: sort by (row, −value), keep the first k of every row
+            order = np.lexsort((-s, r))
+            r, c, s = r[order], c[order], s[order]
+            rank = np.arange(len(r)) - np.searchsorted(r, np.arange(t))[r]
+            keep = rank < k
+            rows, rank, cols, vals = r[keep], rank[keep], c[keep], s[keep]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            inv = np.where(norm > 0, 1.0 / norm, 0.0)  # N_o = 0: no candidate can produce o
+        if len(self.attr_ids):
+            # P(e | o) = π(e)·(f_e + a_e(o)) / N_o, exact
+            pe = self.prior[self.attr_cols] * ch.floor[self.attr_cols]
+            pa = self.prior[self.attr_cols]
+            self.attr[o] = (pe[None, :] + pa[None, :] * a_attr) * inv[:, None]
+        self.floor_mass[o] = self.B * inv
+        self.top_ids[o] = 0
+        self.top_p[o] = 0.0
+        self.top_ids[o[rows], rank] = ch.cand[cols]
+        self.top_p[o[rows], rank] = vals * inv[rows]
+
+
+# --------------------------------------------------------------------------------------------
+# The adversary
+# --------------------------------------------------------------------------------------------
+
+def _penalty_kwargs(penalty: str) -> dict[str, Any]:
+    from bench.attacks.lexical import _penalty_kwargs as pk
+
+    return pk(penalty)
+
+
+class InformedAdversary(Model):
+    """Bayes-posterior attribute adversary that knows the mechanism (see the module docstring).
+
+    Args:
+        privatizer: the fitted :class:`bench.privatize.Privatizer` of the cell (built fresh for
+            the adversary; its random stream may be consumed), or ``None`` for the unprivatized
+            baseline (identity channel).
+        attribute_words: the attribute's words, one entry per label of a multilabel attribute
+            (e.g. entity names; multi-word names are split on spaces and also scored as a
+            phrase); ``None`` for attributes without words (the bag-of-words feature map).
+        n_classes: number of classes of a 1-D attribute when a split misses some.
+        seed: solver seed.
+        prior: public prior over original words: ``"zipf"`` (π(w) ∝ 1/(rank+1)^``zipf_s``,
+            rank = row of the public embedding, which is in corpus-frequency order) or
+            ``"uniform"``. Never estimated from the private data.
+        zipf_s: the Zipf exponent.
+        candidates: the candidate originals are the ``candidates`` most frequent public words
+            plus the attribute words (``None``: the whole vocabulary). Default: 20,000 for an
+            exact channel, 5,000 for a sampled one. The posterior is exact over this set, i.e.
+            conditioned on the original being one of them.
+        n_samples: draws per candidate for a sampled channel.
+        smoothing: total add-α pseudo-count of a sampled channel (α = smoothing/|W|).
+        top_k: entries of the posterior kept per output word for the bag of words.
+        features: ``"attribute"``, ``"bag"``, ``"both"`` or ``"auto"`` (attribute words given:
+            ``attribute`` and ``both`` picked on dev; else ``bag``).
+        channel: ``"auto"`` (exact where the mechanism has a closed form, else sampled) or
+            ``"sampled"`` (always estimate by sampling; for checks).
+        C_grid: inverse regularisation strengths picked on dev.
+        penalties: penalties picked on dev (bag features; attribute-only features use L2).
+    """
+
+    name = "informed"
+    version = "1"
+    accepts = frozenset({"text"})
+    needs_privatizer = True
+
+    def __init__(self, *, privatizer: Any = None, attribute_words: Sequence[str] | None = None,
+                 n_classes: int | None = None, seed: int = 0, prior: str = "zipf",
+                 zipf_s: float = 1.0, candidates: int | None | str = "auto",
+                 n_samples: int = 64, smoothing: float = 1.0, top_k: int = 8,
+                 features: str = "auto", channel: str = "auto",
+                 C_grid: Sequence[float] = DEFAULT_C_GRID,
+                 penalties: Sequence[str] = PENALTIES) -> None:
+        if privatizer is not None:
+            channel_kind(privatizer)  # vectors output -> ModelInputError with the reason
+        if prior not in PRIORS:
+            raise ValueError(f"informed: prior must be one of {PRIORS}, got {prior!r}")
+        if not float(zipf_s) >= 0:
+            raise ValueError(f"informed: zipf_s must be >= 0, got {zipf_s}")
+        if candidates != "auto" and candidates is not None and int(candidates) < 1:
+            raise ValueError(f"informed: candidates must be >= 1, None or 'auto', got "
+                             f"{candidates!r}")
+        if int(n_samples) < 1 or int(top_k) < 1:
+            raise ValueError("informed: n_samples and top_k must be >= 1")
+        if not float(smoothing) > 0:
+            raise ValueError(f"informed: smoothing must be > 0, got {smoothing}")
+        if channel not in ("auto", "sampled"):
+            raise ValueError(f"informed: channel must be 'auto' or 'sampled', got {channel!r}")
+        if features not in (*FEATURE_SETS, "auto"):
+            raise ValueError(f"informed: features must be one of {FEATURE_SETS} or 'auto', got "
+                             f"{features!r}")
+        if features in ("attribute", "both") and not attribute_words:
+            raise ValueError(f"informed: features {features!r} need attribute words")
+        grid = tuple(float(c) for c in C_grid)
+        if not grid or any(not c > 0 for c in grid):
+            raise ValueError(f"informed: C_grid must be values > 0, got {list(C_grid)}")
+        if not penalties or any(p not in PENALTIES for p in penalties):
+            raise ValueError(f"informed: penalties must be a subset of {PENALTIES}")
+        self.privatizer = privatizer
+        self.attribute_words = None if attribute_words is None else [str(w) for w in
+                                                                     attribute_words]
+        self.n_classes = n_classes
+        self.seed = int(seed)
+        self.prior = prior
+        self.zipf_s = float(zipf_s)
+        self.candidates = candidates
+        self.n_samples = int(n_samples)
+        self.smoothing = float(smoothing)
+        self.top_k = int(top_k)
+        self.features = features
+        self.channel = channel
+        self.C_grid = grid
+        self.penalties = tuple(penalties)
+        self._post: PosteriorCache | None = None
+
+    def params(self) -> dict[str, Any]:
+        kind = channel_kind(self.privatizer)
+        return {"channel": "sampled" if kind == "exact" and self.channel == "sampled" else kind,
+                "prior": self.prior, "zipf_s": self.zipf_s,
+                "candidates": self.candidates, "n_candidates": getattr(self, "n_candidates_",
+                                                                       None),
+                "n_samples": self.n_samples, "smoothing": self.smoothing, "top_k": self.top_k,
+                "features": self.features, "C_grid": list(self.C_grid),
+                "penalties": list(self.penalties), "seed": self.seed,
+                "chosen_features": getattr(self, "features_", None),
+                "chosen_C": getattr(self, "C_", None),
+                "chosen_penalty": getattr(self, "penalty_", None),
+                "channel_seconds": getattr(self, "channel_seconds_", None)}
+
+    # -- the channel and posteriors ----------------------------------------------------------
+    def _embedding(self):
+        if self.privatizer is not None:
+            return self.privatizer.embedding
+        from bench.models.base import public_embedding
+
+        return public_embedding()
+
+    def _setup(self) -> None:
+        emb = self._embedding()
+        self.emb_ = emb
+        n = emb.size
+        # attribute phrases -> vocabulary ids (words outside the vocabulary cannot be read:
+        # privatization replaces them by <unk>, which is never an output)
+        self.phrases_: list[list[int]] = []
+        for name in self.attribute_words or []:
+            ids = [emb.word_to_id.get(w, -1) for w in name.lower().split()]
+            if any(i < 0 for i in ids):
+                logger.warning("informed: attribute %r has words outside the public vocabulary; "
+                               "its score is 0", name)
+                ids = []
+            self.phrases_.append(ids)
+        attr = np.unique(np.array([i for p in self.phrases_ for i in p], dtype=np.int64))
+        self.attr_ids_ = attr
+        self.col_of_attr_ = {int(w): j for j, w in enumerate(attr)}
+        if self.privatizer is None:
+            self.n_candidates_ = n
+            self._post = PosteriorCache(None, None, attr, n, 1)
+            self.channel_seconds_ = 0.0
+            return
+        kind = channel_kind(self.privatizer)
+        if self.channel == "sampled":
+            kind = "sampled"
+        size = self.candidates
+        if size == "auto":
+            size = 20_000 if kind == "exact" else 5_000
+        cand = np.arange(n) if size is None else np.union1d(np.arange(min(int(size), n)), attr)
+        self.n_candidates_ = len(cand)
+        ch = build_channel(self.privatizer, cand, n_samples=self.n_samples,
+                           smoothing=self.smoothing, sampled=kind == "sampled")
+        self.channel_seconds_ = ch.seconds
+        if self.prior == "zipf":
+            prior = 1.0 / (cand + 1.0) ** self.zipf_s  # rank = row (frequency order)
+        else:
+            prior = np.ones(len(cand))
+        self._post = PosteriorCache(ch, prior / prior.sum(), attr, n, self.top_k)
+
+    def posterior(self, outputs: np.ndarray) -> PosteriorCache:
+        """The posterior cache, with ``outputs`` (vocabulary ids) computed."""
+        if self._post is None:
+            self._setup()
+        self._post.ensure(np.asarray(outputs, dtype=np.int64))
+        return self._post
+
+    # -- features ----------------------------------------------------------------------------
+    def _encode(self, X: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, int]:
+        """Flat vocabulary ids (−1: out of vocabulary) and document index of every token."""
+        self._check_input(X)
+        docs = as_token_lists(X)
+        if self._post is None:
+            self._setup()
+        lengths = np.array([len(d) for d in docs], dtype=np.int64)
+        flat = [t.lower() for d in docs for t in d]
+        w2i = self.emb_.word_to_id
+        ids = np.fromiter((w2i.get(t, -1) for t in flat), np.int64, len(flat))
+        doc = np.repeat(np.arange(len(docs)), lengths)
+        # OOV tokens (only on the baseline: privatized output is in the vocabulary) stay as -1:
+        # no evidence, but they keep the token positions (phrases do not jump over them)
+        return ids, doc, len(docs)
+
+    def _attribute_features(self, ids: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
+        """Per attribute phrase: P(it occurs somewhere), log expected count (+ per-word P)."""
+        n = len(ids)
+        valid = ids >= 0
+        P = np.zeros((n, len(self.attr_ids_)))
+        if valid.any():
+            post = self.posterior(ids[valid])
+            P[valid] = post.attr[ids[valid]]  # (tokens, attribute words), 0 for OOV tokens
+        same_next = np.zeros(n, dtype=bool)  # token t + 1 is in the same document as t
+        same_next[:-1] = doc[1:] == doc[:-1]
+        feats = []
+        for phrase in self.phrases_:
+            if not phrase:
+                feats += [np.zeros(n_docs), np.zeros(n_docs)]
+                continue
+            # P(the phrase starts at token t) = Π_j P(e_j | o_{t+j}): the noise is independent
+            # per token occurrence, and so are the posteriors under the per-token prior
+            p = P[:, self.col_of_attr_[phrase[0]]].copy()
+            for j, w in enumerate(phrase[1:], start=1):
+                nxt = np.zeros(n)
+                nxt[: n - j] = P[j:, self.col_of_attr_[w]]
+                cont = np.zeros(n, dtype=bool)
+                cont[: n - j] = same_next[j - 1: n - 1]  # token t + j continues the document
+                p *= nxt * cont
+            feats += list(self._aggregate(p, doc, n_docs))
+            if len(phrase) > 1:
+                feats += [self._aggregate(P[:, self.col_of_attr_[w]], doc, n_docs)[0]
+                          for w in phrase]
+        return np.stack(feats, axis=1)
+
+    @staticmethod
+    def _aggregate(p: np.ndarray, doc: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+        """``1 − Π_t (1 − p_t)`` (P(some token was it)) and ``log(Σ_t p_t + 1e−3)`` per doc."""
+        log_none = np.bincount(doc, weights=np.log1p(-np.minimum(p, 1.0 - 1e-12)),
+                               minlength=n_docs)
+        count = np.bincount(doc, weights=p, minlength=n_docs)
+        return -np.expm1(log_none), np.log(count + 1e-3)
+
+    def _bag(self, ids: np.ndarray, doc: np.ndarray, n_docs: int) -> sparse.csr_matrix:
+        """Posterior-expected bag of words Σ_t P(w | o_t) (top-k per output word) + the floor
+        mass Σ_t B/N_{o_t} as one extra column."""
+        keep = ids >= 0
+        ids, doc = ids[keep], doc[keep]
+        post = self.posterior(ids)
+        k = post.top_k
+        rows = np.repeat(doc, k)
+        cols = post.top_ids[ids].ravel()
+        vals = post.top_p[ids].ravel()
+        nz = vals > 0
+        n = self.emb_.size
+        bag = sparse.coo_matrix((vals[nz], (rows[nz], cols[nz])), shape=(n_docs, n + 1))
+        fm = np.bincount(doc, weights=post.floor_mass[ids], minlength=n_docs)
+        extra = sparse.coo_matrix((fm, (np.arange(n_docs), np.full(n_docs, n))),
+                                  shape=(n_docs, n + 1))
+        return (bag + extra).tocsr()
+
+    def _features(self, X: Sequence[Any], which: str, fit: bool = False):
+        ids, doc, n_docs = self._encode(X)
+        parts = []
+        if which in ("attribute", "both"):
+            A = self._attribute_features(ids, doc, n_docs)
+            if fit:
+                self.mu_, self.sd_ = A.mean(axis=0), A.std(axis=0) + 1e-9
+            parts.append(sparse.csr_matrix((A - self.mu_) / self.sd_))
+        if which in ("bag", "both"):
+            B = self._bag(ids, doc, n_docs)
+            B.data = np.log1p(B.data)  # sublinear term frequency
+            if fit:
+                df = np.asarray((B > 0).sum(axis=0)).ravel()
+                self.idf_ = np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
+            B = B @ sparse.diags(self.idf_)
+            norms = np.sqrt(np.asarray(B.multiply(B).sum(axis=1)).ravel())
+            B = sparse.diags(1.0 / np.maximum(norms, 1e-12)) @ B
+            parts.append(sparse.csr_matrix(B))
+        return sparse.hstack(parts).tocsr() if len(parts) > 1 else parts[0]
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None = None,
+            y_dev: np.ndarray | None = None) -> InformedAdversary:
+        """Fit the feature map's statistics and the classifier on ``(X, y)``; pick the feature
+        set, penalty and ``C`` on ``(X_dev, y_dev)``."""
+        from bench.metrics.classification import macro_f1
+
+        y, info = self._check_labels(X, y, self.n_classes)
+        self.labels_ = info
+        if self.features != "auto":
+            sets = [self.features]
+        else:
+            sets = ["attribute", "both"] if self.attribute_words else ["bag"]
+        has_dev = X_dev is not None and y_dev is not None
+        if not has_dev:
+            sets = sets[:1]
+        best = None
+        for which in sets:
+            Z = self._features(X, which, fit=True)
+            stats = (getattr(self, "mu_", None), getattr(self, "sd_", None),
+                     getattr(self, "idf_", None))
+            Zdev = self._features(X_dev, which) if has_dev else None
+            pens = ["l2"] if which == "attribute" else list(self.penalties)
+            grid = [(p, C) for p in (pens if has_dev else pens[:1])
+                    for C in (self.C_grid if has_dev else [10.0])]
+            for pen, C in grid:
+                heads = self._fit_heads(Z, y, info, C, pen)
+                if Zdev is None:
+                    best = (None, which, pen, C, heads, stats)
+                    break
+                score = macro_f1(np.asarray(y_dev), info.decide(self._proba(heads, Zdev, info)),
+                                 None if info.multilabel else info.n_outputs)
+                if best is None or score > best[0]:
+                    best = (score, which, pen, C, heads, stats)
+        (self.dev_macro_f1_, self.features_, self.penalty_, self.C_, self.heads_,
+         (self.mu_, self.sd_, self.idf_)) = best
+        return self
+
+    def _fit_heads(self, Z, y: np.ndarray, info, C: float, penalty: str) -> list[Any]:
+        if info.multilabel:
+            return [self._fit_head(Z, y[:, j], C, penalty) for j in range(info.n_outputs)]
+        return [self._fit_head(Z, y, C, penalty)]
+
+    def _fit_head(self, Z, y: np.ndarray, C: float, penalty: str) -> Any:
+        from sklearn.linear_model import LogisticRegression
+
+        classes = np.unique(y)
+        if len(classes) == 1:
+            return ("constant", int(classes[0]))
+        lr = LogisticRegression(C=C, class_weight="balanced", solver="liblinear", max_iter=1000,
+                                random_state=self.seed, **_penalty_kwargs(penalty))
+        if len(classes) > 2:  # liblinear is binary in scikit-learn >= 1.8: one-vs-rest
+            from sklearn.multiclass import OneVsRestClassifier
+
+            lr = OneVsRestClassifier(lr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return lr.fit(Z, y)
+
+    def _proba(self, heads: list[Any], Z, info) -> np.ndarray:
+        if info.multilabel:
+            return np.stack([self._head_proba(h, Z, 2)[:, 1] for h in heads], axis=1)
+        return self._head_proba(heads[0], Z, info.n_outputs)
+
+    @staticmethod
+    def _head_proba(head: Any, Z, k: int) -> np.ndarray:
+        out = np.zeros((Z.shape[0], k))
+        if isinstance(head, tuple):
+            out[:, head[1]] = 1.0
+            return out
+        p = head.predict_proba(Z)
+        if p.shape[1] > 2:
+            p = p / p.sum(axis=1, keepdims=True)
+        out[:, head.classes_] = p
+        return out
+
+    def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        info = self._fitted()
+        return self._proba(self.heads_, self._features(X, self.features_), info)

@@ -1,0 +1,495 @@
+"""Which adversary a report reads, whether its privacy measurement is valid, and the MIA headline.
+
+The runner writes, per cell and private attribute, ``metrics["privacy"][task]``: the *headline*
+``privacy = 1 − max adversary macro-F1`` (the strongest attack, its name in ``adversary``),
+every adversary's numbers in ``by_adversary``, and ``privacy_valid`` (False: the strongest
+adversary is at chance on the unprivatized baseline, so no privacy measurement exists; None: no
+baseline). ``metrics["vs_baseline"]["by_privacy_task"][task]`` has Δprivacy and the trade-off
+only where privacy is valid.
+
+:func:`select_privacy` rewrites the cells a report reads so that every table, plot and the
+leaderboard read one shape, ``metrics["privacy"][task]`` with ``privacy``, ``adversary``,
+``privacy_valid`` and ``privacy_invalid_reason``:
+
+* ``adversary=None`` (the default, the headline): the runner's numbers as written;
+* ``adversary="model"``: the cell's own model as the adversary (the thesis' same-model attack,
+  Riecker 2023, Sec. 4.2), from ``by_adversary[<model>]``;
+* ``adversary="<name>"``: that adversary, from ``by_adversary[<name>]``.
+
+With an adversary named, Δprivacy and the trade-off are recomputed against the baseline cell's
+``by_adversary[<name>]`` (same dataset, model, settings, suite version, data and seed), and
+validity is judged for that adversary on the baseline: valid when its macro-F1 there is above
+its chance threshold.
+
+Cells written before there were several adversaries (no ``by_adversary``, no
+``privacy_valid``) are read as one adversary named after the cell's model, validity unknown.
+
+Example:
+    >>> from bench.report.results import load_results, group_cells
+    >>> cells = select_privacy(load_results("results").cells, adversary="model")
+    >>> groups, _ = group_cells(cells)
+    >>> gp = group_privacy(groups[1], "entities")
+    >>> gp.adversary, gp.status_text(), gp.stat.mean
+    ('lstm', 'valid', 0.7)
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.report.results import (
+    CellRecord,
+    Group,
+    ReportError,
+    Stat,
+    component,
+    dig,
+    stat,
+    to_float,
+)
+
+HEADLINE = "headline"
+"""``adversary`` value of the default: the strongest adversary (same as None)."""
+
+OWN_MODEL = "model"
+"""``adversary`` value for the cell's own model as the adversary (the thesis layout)."""
+
+NO_VALID = "no valid privacy measurement"
+"""Shown instead of a privacy number or Δprivacy where privacy is not valid."""
+
+NO_VALID_MIA = "no valid MIA"
+"""Shown instead of the MIA AUC where the membership-inference measurement is not valid."""
+
+_PER_ADVERSARY = ("privacy", "adversary_macro_f1", "adversary_accuracy",
+                  "adversary_per_class_f1", "n", "chance_threshold", "chance_level")
+
+
+# --------------------------------------------------------------------------------------------
+# Per cell
+# --------------------------------------------------------------------------------------------
+
+
+def model_name(rec: CellRecord) -> str:
+    """The cell's utility model (the name an old single-adversary cell's adversary gets)."""
+    return component(rec.spec, "model")[0]
+
+
+def adversary_results(rec: CellRecord, task: str) -> dict[str, dict[str, Any]]:
+    """Every adversary's metrics on one attribute (old cells: ``{<model>: the entry}``)."""
+    entry = dig(rec.metrics, "privacy", task)
+    if not isinstance(entry, Mapping):
+        return {}
+    by = entry.get("by_adversary")
+    if isinstance(by, Mapping) and by:
+        return {str(k): dict(v) for k, v in by.items() if isinstance(v, Mapping)}
+    name = str(entry.get("adversary") or model_name(rec))
+    return {name: {k: entry[k] for k in _PER_ADVERSARY if k in entry}}
+
+
+def available_adversaries(cells: Iterable[CellRecord]) -> list[str]:
+    """Sorted names of every adversary any cell ran (old cells: their model)."""
+    names: set[str] = set()
+    for r in cells:
+        for task in (r.metrics.get("privacy") or {}):
+            names |= set(adversary_results(r, task))
+    return sorted(names)
+
+
+def resolve_adversary(adversary: str | None, cells: Sequence[CellRecord]) -> str | None:
+    """Normalize the report option: None for the headline, ``"model"`` or a known name.
+
+    Raises:
+        ReportError: a name no cell ran (with the close matches and the names there are).
+    """
+    if adversary is None or adversary == HEADLINE:
+        return None
+    if adversary == OWN_MODEL:
+        return OWN_MODEL
+    known = available_adversaries(cells)
+    if adversary in known or not cells:
+        return adversary
+    close = difflib.get_close_matches(adversary, known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ReportError(f"adversary {adversary!r} was run on no cell of these results{hint} "
+                      f"(adversaries: {', '.join(known) or 'none'}; or {HEADLINE!r} for the "
+                      f"strongest, {OWN_MODEL!r} for the cell's own model)")
+
+
+def judge(entry: Mapping[str, Any] | None, who: str) -> tuple[bool | None, str | None]:
+    """Validity of one adversary judged on the baseline: its macro-F1 above its chance threshold.
+
+    The rule of :func:`bench.attacks.adversary.privacy_validity`, for one named adversary.
+    """
+    if entry is None:
+        return None, f"adversary {who} was not run on the unprivatized baseline"
+    f1 = to_float(entry.get("adversary_macro_f1"))
+    thr = to_float(entry.get("chance_threshold"))
+    if math.isfinite(f1) and math.isfinite(thr):
+        if f1 <= thr:
+            return False, (f"adversary {who} reaches macro-F1 {f1:.3f} on the unprivatized "
+                           f"text, not above the chance threshold {thr:.3f}: {NO_VALID}")
+        return True, None
+    if entry.get("chance_level") is True:
+        return False, f"adversary {who} is at chance on the unprivatized text: {NO_VALID}"
+    if entry.get("chance_level") is False:
+        return True, None
+    return None, f"adversary {who}: no macro-F1 / chance threshold on the baseline"
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _baseline_key(rec: CellRecord, settings: bool = True) -> str:
+    key = [component(rec.spec, "dataset"), component(rec.spec, "model"), rec.seed,
+           rec.suite_version, rec.dataset_hash]
+    if settings:
+        key.append(rec.spec.get("settings") or {})
+    return _canon(key)
+
+
+def baseline_index(cells: Iterable[CellRecord]) -> dict[str, list[CellRecord]]:
+    """Baseline cells by their matching key (with and without the grid settings)."""
+    out: dict[str, list[CellRecord]] = {}
+    for r in cells:
+        if r.is_baseline:
+            out.setdefault("s" + _baseline_key(r), []).append(r)
+            out.setdefault("n" + _baseline_key(r, False), []).append(r)
+    return out
+
+
+def baseline_of(rec: CellRecord, index: Mapping[str, list[CellRecord]]) -> CellRecord | None:
+    """The baseline of a cell: same dataset, model, seed, suite, data (and settings)."""
+    if rec.is_baseline:
+        return rec
+    found = index.get("s" + _baseline_key(rec)) or []
+    if not found:  # another grid's baseline, identical but for the settings: only if unique
+        found = index.get("n" + _baseline_key(rec, False)) or []
+        if len(found) != 1:
+            return None
+    return found[0]
+
+
+def _normalize_headline(rec: CellRecord, metrics: dict[str, Any]) -> None:
+    model = model_name(rec)
+    for task, p in (metrics.get("privacy") or {}).items():
+        if not isinstance(p, dict):
+            continue
+        if "by_adversary" not in p:
+            p["by_adversary"] = adversary_results(rec, task)
+        p.setdefault("adversary", model)
+        p.setdefault("privacy_valid", None)
+        p.setdefault("privacy_invalid_reason", None)
+        d = dig(metrics, "vs_baseline", "by_privacy_task", task)
+        if isinstance(d, dict) and p["privacy_valid"] is False:
+            d["delta_privacy"] = d["tradeoff"] = None  # never a Δ of an invalid measurement
+
+
+def _select_named(rec: CellRecord, metrics: dict[str, Any], name: str,
+                  base: CellRecord | None) -> None:
+    by_task: dict[str, Any] = {}
+    u = to_float(dig(metrics, "utility", "macro_f1"))
+    ub = to_float(dig(base.metrics, "utility", "macro_f1")) if base is not None else math.nan
+    for task in sorted(metrics.get("privacy") or {}):
+        by = adversary_results(rec, task)
+        entry = by.get(name)
+        bentry = adversary_results(base, task).get(name) if base is not None else None
+        if base is None:
+            ok, reason = None, "no unprivatized baseline to check the adversary against"
+        else:
+            ok, reason = judge(bentry, name)
+        if entry is None:
+            new: dict[str, Any] = {"privacy": None, "adversary": name, "missing": True}
+            ok, reason = None, f"adversary {name} was not run on this cell"
+        else:
+            new = {k: v for k, v in entry.items() if k not in ("fit_seconds", "predict_seconds")}
+            new["adversary"] = name
+        new |= {"by_adversary": by, "privacy_valid": ok, "privacy_invalid_reason": reason}
+        metrics["privacy"][task] = new
+        if rec.is_baseline:
+            continue
+        if base is None:  # the runner's deltas are the headline's: keep only Δutility
+            du0 = dig(metrics, "vs_baseline", "by_privacy_task", task, "delta_utility")
+            if du0 is not None:
+                by_task[task] = {"delta_utility": du0, "delta_privacy": None,
+                                 "tradeoff": None, "privacy_valid": None, "reason": reason}
+            continue
+        du = u - ub if math.isfinite(u) and math.isfinite(ub) else None
+        dp = None
+        if ok and entry is not None and bentry is not None:
+            p, pb = to_float(entry.get("privacy")), to_float(bentry.get("privacy"))
+            dp = p - pb if math.isfinite(p) and math.isfinite(pb) else None
+        by_task[task] = {"delta_utility": du, "delta_privacy": dp,
+                         "tradeoff": du + dp if du is not None and dp is not None else None,
+                         "privacy_valid": ok, "reason": reason}
+    if base is not None and not rec.is_baseline:
+        du_all = u - ub if math.isfinite(u) and math.isfinite(ub) else None
+        metrics["vs_baseline"] = {"delta_utility": du_all, "by_privacy_task": by_task}
+    elif "vs_baseline" in metrics:
+        metrics["vs_baseline"] = dict(metrics["vs_baseline"], by_privacy_task=by_task)
+
+
+def select_privacy(cells: Sequence[CellRecord], adversary: str | None = None
+                   ) -> list[CellRecord]:
+    """The cells with ``metrics["privacy"]`` (and the deltas) read for one adversary choice.
+
+    Args:
+        cells: the cells as read (:func:`bench.report.results.load_results`).
+        adversary: None or ``"headline"`` (the strongest adversary, as the runner wrote it),
+            ``"model"`` (the cell's own model) or an adversary's name.
+
+    Returns:
+        New records (the metrics are copies; the input is not changed), same order.
+
+    Raises:
+        ReportError: an adversary name no cell ran.
+    """
+    adversary = resolve_adversary(adversary, cells)
+    index = baseline_index(cells) if adversary is not None else {}
+    out = []
+    for r in cells:
+        metrics = copy.deepcopy(dict(r.metrics))
+        if adversary is None:
+            _normalize_headline(r, metrics)
+        else:
+            name = model_name(r) if adversary == OWN_MODEL else adversary
+            _select_named(r, metrics, name, baseline_of(r, index))
+        out.append(CellRecord(r.hash, r.spec, metrics, r.folder))
+    return out
+
+
+def describe_choice(adversary: str | None) -> str:
+    """How privacy is measured under an adversary choice (for notes and axis labels)."""
+    if adversary is None or adversary == HEADLINE:
+        return "1 − macro-F1 of the strongest adversary (max over the adversaries run)"
+    if adversary == OWN_MODEL:
+        return "1 − macro-F1 of the cell's own model as the adversary (thesis layout)"
+    return f"1 − macro-F1 of the adversary {adversary}"
+
+
+# --------------------------------------------------------------------------------------------
+# Per configuration (seeds pooled)
+# --------------------------------------------------------------------------------------------
+
+
+def adversary_text(names: Sequence[str]) -> str:
+    """The winning adversary over seeds: ``lexical``, or ``informed 1/2, lexical 1/2``."""
+    names = [n for n in names if n]
+    if not names:
+        return ""
+    counts = Counter(names)
+    if len(counts) == 1:
+        return names[0]
+    n = len(names)
+    return ", ".join(f"{a} {k}/{n}" for a, k in sorted(counts.items(), key=lambda t: (-t[1],
+                                                                                       t[0])))
+
+
+@dataclass
+class GroupPrivacy:
+    """One configuration's privacy on one attribute, over its seeds."""
+
+    stat: Stat | None
+    """Privacy over the seeds whose measurement is not invalid (None: none)."""
+    adversary: str
+    """The adversary (the winner, per seed counts where they differ)."""
+    n: int
+    """Seeds with this attribute."""
+    n_invalid: int = 0
+    """Seeds whose privacy is not valid (``privacy_valid`` False)."""
+    n_unknown: int = 0
+    """Seeds whose validity is unknown (old cells, no baseline, adversary not run there)."""
+    reasons: list[str] = field(default_factory=list)
+    """Why privacy is not valid (distinct, in seed order)."""
+
+    @property
+    def status(self) -> str:
+        """``valid``, ``invalid`` (every seed), ``partial`` (some seeds) or ``unknown``."""
+        if self.n and self.n_invalid == self.n:
+            return "invalid"
+        if self.n_invalid:
+            return "partial"
+        return "unknown" if self.n_unknown or not self.n else "valid"
+
+    @property
+    def valid(self) -> bool | None:
+        """True (every seed valid), False (every seed invalid), None otherwise."""
+        return {"valid": True, "invalid": False}.get(self.status)
+
+    def status_text(self) -> str:
+        """``valid``, :data:`NO_VALID` (with ``k/n seeds`` where partial) or ``unknown``."""
+        if self.status == "partial":
+            return f"{NO_VALID} ({self.n_invalid}/{self.n} seeds)"
+        return NO_VALID if self.status == "invalid" else self.status
+
+
+def group_privacy(g: Group, task: str) -> GroupPrivacy:
+    """Privacy of a configuration on one attribute (cells from :func:`select_privacy`)."""
+    vals, names, reasons = [], [], []
+    n = n_bad = n_unknown = 0
+    for r in g.records:
+        p = dig(r.metrics, "privacy", task)
+        if not isinstance(p, Mapping):
+            continue
+        n += 1
+        names.append(str(p.get("adversary") or model_name(r)))
+        ok = p.get("privacy_valid")
+        if ok is False:
+            n_bad += 1
+            why = str(p.get("privacy_invalid_reason") or NO_VALID)
+            if why not in reasons:
+                reasons.append(why)
+            continue
+        if ok is None:
+            n_unknown += 1
+        vals.append(p.get("privacy"))
+    return GroupPrivacy(stat(vals), adversary_text(names), n, n_bad, n_unknown, reasons)
+
+
+def tasks_of(groups: Iterable[Group]) -> list[str]:
+    """Sorted private attributes of any cell."""
+    tasks: set[str] = set()
+    for g in groups:
+        for r in g.records:
+            tasks |= set((r.metrics.get("privacy") or {}).keys())
+            tasks |= set((dig(r.metrics, "vs_baseline", "by_privacy_task") or {}).keys())
+    return sorted(tasks)
+
+
+def validity_rows(groups: Sequence[Group]) -> list[dict[str, str]]:
+    """Per dataset × model × attribute: is privacy valid, judged on the baseline, and why not.
+
+    Rows come from the baseline configurations (the baseline carries its own check); dataset ×
+    model × attribute combinations of privatized configurations without a baseline get a row
+    saying so. Values are text (Markdown-free).
+    """
+    rows: dict[tuple[str, str, str], dict[str, str]] = {}
+    for g in groups:
+        if not g.config.is_baseline:
+            continue
+        c = g.config
+        for task in tasks_of([g]):
+            gp = group_privacy(g, task)
+            f1 = g.stat(lambda m, t=task: m["privacy"][t]["adversary_macro_f1"])
+            thr = g.stat(lambda m, t=task: m["privacy"][t]["chance_threshold"])
+            if gp.status == "unknown":
+                found = [str(dig(r.metrics, "privacy", task, "privacy_invalid_reason") or "")
+                         for r in g.records]
+                why = "; ".join(dict.fromkeys(w for w in found if w)) or (
+                    "validity not recorded (cells from before the validity check)")
+            else:
+                why = "; ".join(gp.reasons)
+            rows[(c.dataset, c.model, task)] = {
+                "dataset": c.dataset, "model": c.model, "attribute": task,
+                "adversary": gp.adversary, "macro_f1": _fmt(f1), "chance_threshold": _fmt(thr),
+                "valid": {"valid": "yes", "invalid": "no", "partial":
+                          f"no ({gp.n_invalid}/{gp.n} seeds)"}.get(gp.status, "unknown"),
+                "reason": why}
+    for g in groups:
+        c = g.config
+        for task in tasks_of([g]):
+            if not c.is_baseline and (c.dataset, c.model, task) not in rows:
+                rows[(c.dataset, c.model, task)] = {
+                    "dataset": c.dataset, "model": c.model, "attribute": task, "adversary": "",
+                    "macro_f1": "", "chance_threshold": "", "valid": "unknown",
+                    "reason": "no unprivatized baseline in these results"}
+    return [rows[k] for k in sorted(rows)]
+
+
+def _fmt(s: Stat | None) -> str:
+    if s is None:
+        return ""
+    text = f"{s.mean:.3f}"
+    return text + (f" ± {s.std:.3f}" if s.std is not None else "")
+
+
+# --------------------------------------------------------------------------------------------
+# Membership inference
+# --------------------------------------------------------------------------------------------
+
+
+def mia_auc(m: Mapping[str, Any]) -> Any:
+    """The headline MIA AUC of a cell's metrics (``mia_auc``, else ``auc``), or None."""
+    mia = m.get("mia")
+    if not isinstance(mia, Mapping):
+        return None
+    return mia["mia_auc"] if "mia_auc" in mia else mia.get("auc")
+
+
+@dataclass
+class GroupMIA:
+    """One configuration's membership-inference AUC over its seeds."""
+
+    stat: Stat | None
+    """AUC over the seeds whose MIA is not invalid."""
+    ci: tuple[float, float] | None
+    """The headline AUC's confidence interval (one seed only)."""
+    attack: str
+    """The headline attack (per seed counts where they differ)."""
+    n: int
+    """Seeds with an MIA."""
+    n_invalid: int = 0
+    """Seeds whose MIA is not valid (``mia_valid`` False)."""
+    cis: list[str] = field(default_factory=list)
+    """Per seed: ``seed s: [lo, hi]``."""
+    reasons: list[str] = field(default_factory=list)
+    """Why the MIA is not valid."""
+
+
+def group_mia(g: Group) -> GroupMIA | None:
+    """The MIA of a configuration (None: no cell ran one)."""
+    vals, attacks, cis, reasons, ci1 = [], [], [], [], None
+    n = n_bad = 0
+    for r in g.records:
+        auc = mia_auc(r.metrics)
+        mia = r.metrics.get("mia")
+        if auc is None or not isinstance(mia, Mapping):
+            continue
+        n += 1
+        attacks.append(str(mia.get("mia_attack") or ""))
+        ci = mia.get("mia_auc_ci")
+        if isinstance(ci, (list, tuple)) and len(ci) == 2:
+            lo, hi = to_float(ci[0]), to_float(ci[1])
+            cis.append(f"seed {r.seed}: [{lo:.3f}, {hi:.3f}]")
+            ci1 = (lo, hi)
+        if mia.get("mia_valid") is False:
+            n_bad += 1
+            why = str(mia.get("mia_invalid_reason") or NO_VALID_MIA)
+            if why not in reasons:
+                reasons.append(why)
+            continue
+        vals.append(auc)
+    if not n:
+        return None
+    return GroupMIA(stat(vals), ci1 if n == 1 and len(cis) == 1 else None,
+                    adversary_text(attacks), n, n_bad, cis, reasons)
+
+
+__all__ = [
+    "HEADLINE",
+    "NO_VALID",
+    "NO_VALID_MIA",
+    "OWN_MODEL",
+    "GroupMIA",
+    "GroupPrivacy",
+    "adversary_results",
+    "adversary_text",
+    "available_adversaries",
+    "baseline_of",
+    "describe_choice",
+    "group_mia",
+    "group_privacy",
+    "judge",
+    "mia_auc",
+    "resolve_adversary",
+    "select_privacy",
+    "tasks_of",
+    "validity_rows",
+]

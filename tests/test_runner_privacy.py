@@ -1,0 +1,130 @@
+"""The runner's privacy measurement: every adversary per task, the strongest as the headline,
+and no silent zeros -- a task whose baseline attack is at chance is flagged, not reported as
+private."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bench.datasets.base import DATASETS, Corpus, DatasetCard, Task, register_dataset
+from bench.grid import GridError, load_grid
+from bench.runner import run_grid
+
+FILLER = ("the of and to in a is that for it as was with be by on not he this are or his "
+          "from at which but have an they you were her she there been one all we their has "
+          "would when if so no will more can who about up out them some time could into two "
+          "good through down how should each even state those day too work year world").split()
+
+if "planted_mock" not in DATASETS:
+    @register_dataset("planted_mock", card=DatasetCard("planted_mock", "Planted mock", "tests",
+                                                       "-", ()), max_tokens=None)
+    def _load_planted() -> Corpus:
+        """300 filler documents: topic = a planted topic word, `secret` = a planted 'china',
+        `noise` = random labels written nowhere."""
+        rng = np.random.default_rng(0)
+        n = 300
+        topic = rng.integers(0, 2, n)
+        secret = (rng.random(n) < 0.4).astype(np.int64)
+        noise = rng.integers(0, 2, n)
+        texts = []
+        for t, s in zip(topic, secret):
+            doc = list(rng.choice(FILLER, size=40))
+            doc[3] = ("money", "music")[t]
+            if s:
+                doc[int(rng.integers(5, 40))] = "china"
+            texts.append(" ".join(doc))
+        return Corpus(texts, [Task("topic", topic, "binary", "utility", ("a", "b")),
+                              Task("secret", secret, "binary", "privacy", ("no", "yes")),
+                              Task("noise", noise, "binary", "privacy", ("no", "yes"))])
+
+GRID = """
+name: planted
+axes:
+  dataset: [planted_mock]
+  model: [bow]
+  mechanism: [tem]
+  epsilon: [0.01, 50]
+  seed: [0]
+settings:
+  vocab_size: 2000
+  adversaries: [lexical, model]
+"""
+
+
+def _metrics(results):
+    return {m["cell"]: m for m in (json.loads(f.read_text())
+                                   for f in results.glob("cells/*/metrics.json"))}
+
+
+def test_headline_validity_and_deltas(tmp_path):
+    grid = tmp_path / "planted.yaml"
+    grid.write_text(GRID)
+    results = tmp_path / "results"
+    summary = run_grid(grid, results=results, mlflow=False)
+    assert summary.count("done") == 3
+    # one warning line for the task nobody can read, none for the readable one
+    assert len(summary.warnings) == 1 and "noise" in summary.warnings[0]
+    assert "WARNING no valid privacy measurement for planted_mock / noise" in summary.text()
+
+    m = _metrics(results)
+    base = next(v for k, v in m.items() if "mech=none" in k)
+    hi = next(v for k, v in m.items() if "eps=50" in k)
+    lo = next(v for k, v in m.items() if "eps=0.01" in k)
+    for cell in (base, hi, lo):
+        for task in ("secret", "noise"):
+            p = cell["privacy"][task]
+            assert set(p["by_adversary"]) == {"lexical", "bow"}
+            best = max(a["adversary_macro_f1"] for a in p["by_adversary"].values())
+            assert p["adversary_macro_f1"] == best and p["privacy"] == pytest.approx(1 - best)
+            assert p["by_adversary"][p["adversary"]]["adversary_macro_f1"] == best
+            assert p["by_adversary"]["lexical"]["version"] == "1"
+    # readable attribute: valid; baseline attack far above chance; privacy rises as eps falls
+    assert base["privacy"]["secret"]["privacy_valid"] is True
+    assert base["privacy"]["secret"]["adversary_macro_f1"] > 0.9
+    assert lo["privacy"]["secret"]["privacy"] > hi["privacy"]["secret"]["privacy"]
+    d = lo["vs_baseline"]["by_privacy_task"]["secret"]
+    assert d["privacy_valid"] is True and d["delta_privacy"] == pytest.approx(
+        lo["privacy"]["secret"]["privacy"] - base["privacy"]["secret"]["privacy"])
+    # unreadable attribute: numbers kept, flagged invalid, no delta, no trade-off
+    for cell in (base, hi, lo):
+        p = cell["privacy"]["noise"]
+        assert p["privacy_valid"] is False and "chance" in p["privacy_invalid_reason"]
+        assert 0 <= p["privacy"] <= 1
+    d = hi["vs_baseline"]["by_privacy_task"]["noise"]
+    assert d["delta_privacy"] is None and d["tradeoff"] is None and d["privacy_valid"] is False
+    assert d["delta_utility"] == pytest.approx(hi["vs_baseline"]["delta_utility"])
+
+
+def test_adversary_versions_are_in_the_cell_identity(tmp_path):
+    grid = tmp_path / "planted.yaml"
+    grid.write_text(GRID)
+    cells = load_grid(grid).cells
+    assert all(c.spec()["adversaries"] == "lexical=1,bow=2" for c in cells)
+    grid.write_text(GRID.replace("[lexical, model]", "[lexical]"))
+    assert {c.hash for c in cells}.isdisjoint({c.hash for c in load_grid(grid).cells})
+
+
+def test_grid_adversaries_setting_errors(tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID.replace("[lexical, model]", "[lexcal]"))
+    with pytest.raises(GridError, match="settings.adversaries: unknown adversary 'lexcal'; "
+                                        "did you mean 'lexical'"):
+        load_grid(grid)
+    grid.write_text(GRID.replace("[lexical, model]", "lexical"))
+    with pytest.raises(GridError, match="non-empty list of adversary names"):
+        load_grid(grid)
+
+
+def test_explicit_text_adversary_on_vector_output_is_a_skip(tmp_path):
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID.replace("mechanism: [tem]", "mechanism: [mvl]\n  mapping: [none]")
+                    .replace("model: [bow]", "model: [lstm]"))
+    g = load_grid(grid)
+    assert len(g.skipped) == 2 and all("reads text" in why for _, why in g.skipped)
+    # the default set simply leaves the text adversaries out of a vector cell
+    grid.write_text(grid.read_text().replace("  adversaries: [lexical, model]\n", ""))
+    g = load_grid(grid)
+    assert not g.skipped
+    vec = [c for c in g.cells if not c.is_baseline]
+    assert all(c.spec()["adversaries"].startswith("lstm=") for c in vec)
