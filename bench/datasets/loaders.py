@@ -162,6 +162,7 @@ def _ag_files(path: Path) -> list[Path]:
     ),
     options={"path": None, "entities": THESIS_ENTITIES, "require_entity": False, "clean": True},
     env_var="BENCH_AGNEWS_PATH",
+    version="2",  # 2: mention labels on the first max_tokens tokens (Task.mentions)
 )
 def load_agnews(
     path: str | Path | None = None,
@@ -212,7 +213,7 @@ def load_agnews(
         texts=texts,
         tasks=[
             Task("topic", y, kind_for(classes), "utility", classes),
-            Task("entities", ent, "multilabel", "privacy", ents),
+            Task("entities", ent, "multilabel", "privacy", ents, mentions=True),
         ],
         source=str(root),
     )

@@ -35,7 +35,7 @@ both get the dev split from the runner):
   task, ``None`` none.
 * ``early_stopping=True`` (default), when ``fit`` gets ``X_dev``/``y_dev``: the dev macro-F1 is
   computed after every epoch, the best epoch's weights are kept and training stops after
-  ``patience`` (3) epochs without improvement; ``epochs`` is the upper bound. Without dev data
+  ``patience`` (5) epochs without improvement; ``epochs`` is the upper bound. Without dev data
   the model trains ``epochs`` epochs as before. This applies to utility models too (it only ever
   keeps the better epoch on dev).
 * ``tune_thresholds=True`` (default; multilabel only, so in practice the entity adversary):
@@ -145,7 +145,7 @@ class LSTMClassifier(Model):
     def __init__(self, *, hidden_size: int = 64, dropout: float = 0.1, lr: float = 1e-3,
                  batch_size: int = 32, epochs: int = 3, max_len: int | None = 500,
                  pooling: str = "last", class_weight: str | None = "auto",
-                 early_stopping: bool = True, patience: int = 3, tune_thresholds: bool = True,
+                 early_stopping: bool = True, patience: int = 5, tune_thresholds: bool = True,
                  select_on_dev: bool = False,
                  embedding: str = "glove-6b-50d", vocab_size: int = 50_000,
                  n_classes: int | None = None, seed: int = 0,

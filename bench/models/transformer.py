@@ -122,7 +122,7 @@ class TransformerClassifier(Model):
                  max_length: int = 128, weight_decay: float = 0.0,
                  freeze_embeddings: bool = True, model_path: str | None = None,
                  class_weight: str | None = "auto", early_stopping: bool = True,
-                 patience: int = 3, tune_thresholds: bool = True,
+                 patience: int = 5, tune_thresholds: bool = True,
                  n_classes: int | None = None, seed: int = 0,
                  num_threads: int | None = None) -> None:
         for key, val in (("epochs", epochs), ("batch_size", batch_size),

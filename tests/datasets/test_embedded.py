@@ -21,20 +21,32 @@ EXPECTED = {
             "sport": 505,
             "tech": 347,
         },
-        # over the 2,127 deduplicated documents (88/92/53/58/310 over all 2,225 files)
-        "entities": {"iraq": 85, "china": 87, "united states": 50, "bush": 57, "british": 301},
+        # mentions in the first 500 tokens (the default max_tokens) of the 2,127 deduplicated
+        # documents; 85/87/50/57/301 in their full texts, 88/92/53/58/310 over all 2,225 files
+        "entities": {"iraq": 75, "china": 79, "united states": 46, "bush": 52, "british": 282},
     },
     "conventions": {
         "size": 6783,
         "party": {"democrat": 3902, "republican": 2881},
         "gender": {"F": 2138, "M": 4645},
     },
+    "conventions_speakers": {
+        "size": 2469,
+        "party": {"democrat": 1022, "republican": 1447},
+        "speaker": {"ANN ROMNEY": 121, "BARACK OBAMA": 163, "BILL CLINTON": 206,
+                    "CHRIS CHRISTIE": 137, "CONDOLEEZZA RICE": 77, "JEB BUSH": 99,
+                    "JOHN KASICH": 80, "JOHN KERRY": 71, "JOSEPH BIDEN": 189,
+                    "JULIAN CASTRO": 96, "KAREN BASS": 85, "MARCO RUBIO": 113,
+                    "MICHELLE OBAMA": 107, "MIKE HUCKABEE": 75, "MITT ROMNEY": 185,
+                    "NANCY PELOSI": 105, "PAUL RYAN": 180, "PETE SESSIONS": 230,
+                    "REINCE PRIEBUS": 72, "ROB PORTMAN": 78},
+    },
     "rt": {"size": 12752, "sentiment": {"rotten": 5384, "fresh": 7368}},
 }
 
 
-def test_all_three_are_registered_as_embedded() -> None:
-    assert EMBEDDED == ["bbc", "conventions", "rt"]
+def test_all_four_are_registered_as_embedded() -> None:
+    assert EMBEDDED == ["bbc", "conventions", "conventions_speakers", "rt"]
 
 
 @pytest.mark.parametrize("name", EMBEDDED, ids=str)
@@ -155,6 +167,52 @@ def test_bbc_entity_labels_match_whole_words() -> None:
     assert entity_pattern("china").search("chinaware") is None
     assert entity_pattern("united states").search("the United\nStates") is not None
     assert entity_pattern("bush").search("Bushes") is None
+
+
+def test_bbc_entity_labels_are_mentions_in_the_tokens_models_see() -> None:
+    """Task.mentions: labels are recomputed on the first max_tokens tokens, so no document is
+    labelled with an entity the models are never shown; max_tokens=None keeps the full text."""
+    from bench.embeddings import tokenize
+
+    full = load_dataset("bbc", max_tokens=None).tasks["entities"]
+    assert full.counts() == {"iraq": 85, "china": 87, "united states": 50, "bush": 57,
+                             "british": 301}
+    ds = load_dataset("bbc", max_tokens=200)
+    ent = ds.tasks["entities"]
+    assert ent.mentions and ds.card.class_balance["entities"] == ent.counts()
+    assert (ent.labels <= full.labels).all() and ent.labels.sum() < full.labels.sum()
+    lost = np.flatnonzero(full.labels[:, 0] > ent.labels[:, 0])  # iraq only after token 200
+    assert len(lost) > 0
+    for i in lost[:5].tolist():
+        seen = [w.lower() for w in tokenize(ds.texts[i])[:200]]
+        assert "iraq" not in seen and entity_pattern("iraq").search(ds.texts[i])
+    for i in np.flatnonzero(ent.labels[:, 0])[:5].tolist():
+        assert "iraq" in [w.lower() for w in tokenize(ds.texts[i])[:200]]
+    assert load_dataset("bbc", max_tokens=200).content_hash == ds.content_hash
+    assert load_dataset("bbc", max_tokens=300).content_hash != ds.content_hash
+
+
+def test_conventions_speakers_split_within_speakers() -> None:
+    ds = load_dataset("conventions_speakers", seed=0)
+    spk = ds.tasks["speaker"]
+    assert len(ds) == 2469 and spk.kind == "multiclass" and len(spk.classes) == 20
+    assert spk.classes == tuple(sorted(spk.classes)) and "BARACK OBAMA" in spk.classes
+    assert min(spk.counts().values()) >= 70
+    # the label is the speaker, and every test/dev speaker was seen in training
+    assert [spk.classes[i] for i in spk.labels[:50]] == list(ds.groups[:50])
+    train = set(ds.groups[ds.splits["train"]])
+    assert set(ds.groups[ds.splits["test"]]) <= train and set(ds.groups[ds.splits["dev"]]) <= train
+    again = load_dataset("conventions_speakers", seed=0)
+    assert all((again.splits[k] == v).all() for k, v in ds.splits.items())
+    assert len(load_dataset("conventions_speakers", n_speakers=5).tasks["speaker"].classes) == 5
+
+
+@pytest.mark.parametrize("bad", [1, 0, "20", True, 10_000])
+def test_conventions_speakers_bad_n_speakers(bad) -> None:
+    from bench.datasets.base import DatasetConfigError
+
+    with pytest.raises(DatasetConfigError, match="n_speakers"):
+        load_dataset("conventions_speakers", n_speakers=bad)
 
 
 def test_bbc_custom_entities() -> None:
