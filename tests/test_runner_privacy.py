@@ -16,27 +16,35 @@ FILLER = ("the of and to in a is that for it as was with be by on not he this ar
           "would when if so no will more can who about up out them some time could into two "
           "good through down how should each even state those day too work year world").split()
 
-if "planted_mock" not in DATASETS:
-    @register_dataset("planted_mock", card=DatasetCard("planted_mock", "Planted mock", "tests",
-                                                       "-", ()), max_tokens=None)
-    def _load_planted() -> Corpus:
-        """300 filler documents: topic = a planted topic word, `secret` = a planted 'china',
-        `noise` = random labels written nowhere."""
-        rng = np.random.default_rng(0)
-        n = 300
-        topic = rng.integers(0, 2, n)
-        secret = (rng.random(n) < 0.4).astype(np.int64)
-        noise = rng.integers(0, 2, n)
-        texts = []
-        for t, s in zip(topic, secret):
-            doc = list(rng.choice(FILLER, size=40))
-            doc[3] = ("money", "music")[t]
-            if s:
-                doc[int(rng.integers(5, 40))] = "china"
-            texts.append(" ".join(doc))
-        return Corpus(texts, [Task("topic", topic, "binary", "utility", ("a", "b")),
-                              Task("secret", secret, "binary", "privacy", ("no", "yes")),
-                              Task("noise", noise, "binary", "privacy", ("no", "yes"))])
+def _load_planted() -> Corpus:
+    """300 filler documents: topic = a planted topic word, `secret` = a planted 'china',
+    `noise` = random labels written nowhere."""
+    rng = np.random.default_rng(0)
+    n = 300
+    topic = rng.integers(0, 2, n)
+    secret = (rng.random(n) < 0.4).astype(np.int64)
+    noise = rng.integers(0, 2, n)
+    texts = []
+    for t, s in zip(topic, secret):
+        doc = list(rng.choice(FILLER, size=40))
+        doc[3] = ("money", "music")[t]
+        if s:
+            doc[int(rng.integers(5, 40))] = "china"
+        texts.append(" ".join(doc))
+    return Corpus(texts, [Task("topic", topic, "binary", "utility", ("a", "b")),
+                          Task("secret", secret, "binary", "privacy", ("no", "yes")),
+                          Task("noise", noise, "binary", "privacy", ("no", "yes"))])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def planted_mock():
+    """Register the mock dataset for this module only (the registry is process-wide: a
+    dataset left registered would show up in other tests' dataset listings)."""
+    register_dataset("planted_mock", card=DatasetCard("planted_mock", "Planted mock", "tests",
+                                                      "-", ()), max_tokens=None)(_load_planted)
+    yield
+    del DATASETS._entries["planted_mock"]
+
 
 GRID = """
 name: planted

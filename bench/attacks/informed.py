@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import logging
 import math
-import warnings
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -50,7 +49,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from bench.attacks.lexical import LIBLINEAR_MAX_ITER, regularisation_grid
+from bench.attacks.lexical import fit_linear_heads, linear_heads_proba, regularisation_grid
 from bench.models.base import Model, ModelInputError, as_token_lists
 
 logger = logging.getLogger(__name__)
@@ -453,12 +452,6 @@ class PosteriorCache:
 # The adversary
 # --------------------------------------------------------------------------------------------
 
-def _penalty_kwargs(penalty: str) -> dict[str, Any]:
-    from bench.attacks.lexical import _penalty_kwargs as pk
-
-    return pk(penalty)
-
-
 class InformedAdversary(Model):
     """Bayes-posterior attribute adversary that knows the mechanism (see the module docstring).
 
@@ -734,11 +727,11 @@ class InformedAdversary(Model):
             grid = (regularisation_grid(pens, self.C_grid) if has_dev
                     else [(pens[0], 10.0)])
             for pen, C in grid:
-                heads = self._fit_heads(Z, y, info, C, pen)
+                heads = fit_linear_heads(Z, y, info, C, pen, self.seed)
                 if Zdev is None:
                     best = (None, which, pen, C, heads, stats)
                     break
-                score = macro_f1(np.asarray(y_dev), info.decide(self._proba(heads, Zdev, info)),
+                score = macro_f1(np.asarray(y_dev), info.decide(linear_heads_proba(heads, Zdev, info)),
                                  None if info.multilabel else info.n_outputs)
                 if best is None or score > best[0]:
                     best = (score, which, pen, C, heads, stats)
@@ -746,45 +739,6 @@ class InformedAdversary(Model):
          (self.mu_, self.sd_, self.idf_)) = best
         return self
 
-    def _fit_heads(self, Z, y: np.ndarray, info, C: float, penalty: str) -> list[Any]:
-        if info.multilabel:
-            return [self._fit_head(Z, y[:, j], C, penalty) for j in range(info.n_outputs)]
-        return [self._fit_head(Z, y, C, penalty)]
-
-    def _fit_head(self, Z, y: np.ndarray, C: float, penalty: str) -> Any:
-        from sklearn.linear_model import LogisticRegression
-
-        classes = np.unique(y)
-        if len(classes) == 1:
-            return ("constant", int(classes[0]))
-        lr = LogisticRegression(C=C, class_weight="balanced", solver="liblinear",
-                                max_iter=LIBLINEAR_MAX_ITER, random_state=self.seed,
-                                **_penalty_kwargs(penalty))
-        if len(classes) > 2:  # liblinear is binary in scikit-learn >= 1.8: one-vs-rest
-            from sklearn.multiclass import OneVsRestClassifier
-
-            lr = OneVsRestClassifier(lr)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return lr.fit(Z, y)
-
-    def _proba(self, heads: list[Any], Z, info) -> np.ndarray:
-        if info.multilabel:
-            return np.stack([self._head_proba(h, Z, 2)[:, 1] for h in heads], axis=1)
-        return self._head_proba(heads[0], Z, info.n_outputs)
-
-    @staticmethod
-    def _head_proba(head: Any, Z, k: int) -> np.ndarray:
-        out = np.zeros((Z.shape[0], k))
-        if isinstance(head, tuple):
-            out[:, head[1]] = 1.0
-            return out
-        p = head.predict_proba(Z)
-        if p.shape[1] > 2:
-            p = p / p.sum(axis=1, keepdims=True)
-        out[:, head.classes_] = p
-        return out
-
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
         info = self._fitted()
-        return self._proba(self.heads_, self._features(X, self.features_), info)
+        return linear_heads_proba(self.heads_, self._features(X, self.features_), info)

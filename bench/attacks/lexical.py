@@ -74,6 +74,49 @@ def _penalty_kwargs(penalty: str) -> dict[str, Any]:
     return {"penalty": penalty}
 
 
+def fit_linear_heads(Z: Any, y: np.ndarray, info: Any, C: float, penalty: str,
+                     seed: int) -> list[Any]:
+    """Class-weighted logistic-regression heads on features ``Z`` (shared by the ``lexical``
+    and ``informed`` adversaries): one binary head per label (multilabel), else one head,
+    one-vs-rest over the classes (liblinear is binary; scikit-learn >= 1.8 no longer wraps it
+    implicitly). A label that never (or always) occurs gets a constant head."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    def head(target: np.ndarray) -> Any:
+        classes = np.unique(target)
+        if len(classes) == 1:
+            return ("constant", int(classes[0]))
+        clf = LogisticRegression(C=C, class_weight="balanced", solver="liblinear",
+                                 max_iter=LIBLINEAR_MAX_ITER, random_state=seed,
+                                 **_penalty_kwargs(penalty))
+        if len(classes) > 2:
+            clf = OneVsRestClassifier(clf)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # liblinear convergence chatter
+            return clf.fit(Z, target)
+
+    if info.multilabel:
+        return [head(y[:, j]) for j in range(info.n_outputs)]
+    return [head(y)]
+
+
+def linear_heads_proba(heads: list[Any], Z: Any, info: Any) -> np.ndarray:
+    """Probabilities of :func:`fit_linear_heads`' heads: ``(n, labels)`` for multilabel, else
+    ``(n, classes)`` (one-vs-rest rows are renormalised by scikit-learn)."""
+    def proba(h: Any, k: int) -> np.ndarray:
+        out = np.zeros((Z.shape[0], k))
+        if isinstance(h, tuple):
+            out[:, h[1]] = 1.0
+        else:
+            out[:, h.classes_] = h.predict_proba(Z)
+        return out
+
+    if info.multilabel:
+        return np.stack([proba(h, 2)[:, 1] for h in heads], axis=1)
+    return proba(heads[0], info.n_outputs)
+
+
 class LexicalAdversary(Model):
     """tf-idf word 1-2-grams + class-weighted logistic regression, ``C`` picked on dev.
 
@@ -154,13 +197,13 @@ class LexicalAdversary(Model):
         Zdev = self.vectorizer_.transform(self._docs(X_dev)) if len(candidates) > 1 else None
         best = None
         for pen, C in candidates:
-            heads = self._fit_heads(Z, y, info, C, pen)
+            heads = fit_linear_heads(Z, y, info, C, pen, self.seed)
             if Zdev is None:
                 best = (None, pen, C, heads)
                 break
             from bench.metrics.classification import macro_f1
 
-            pred = info.decide(self._proba(heads, Zdev, info))
+            pred = info.decide(linear_heads_proba(heads, Zdev, info))
             score = macro_f1(np.asarray(y_dev), pred, None if info.multilabel else
                              info.n_outputs)
             if best is None or score > best[0]:  # ties: the first (l1 before l2, small C)
@@ -168,46 +211,7 @@ class LexicalAdversary(Model):
         self.dev_macro_f1_, self.penalty_, self.C_, self.heads_ = best
         return self
 
-    def _fit_heads(self, Z, y: np.ndarray, info, C: float, penalty: str) -> list[Any]:
-        if info.multilabel:
-            return [self._fit_head(Z, y[:, j], C, penalty) for j in range(info.n_outputs)]
-        return [self._fit_head(Z, y, C, penalty)]
-
-    def _fit_head(self, Z, y: np.ndarray, C: float, penalty: str) -> Any:
-        from sklearn.linear_model import LogisticRegression
-
-        classes = np.unique(y)
-        if len(classes) == 1:  # a label that never (or always) occurs: constant prediction
-            return ("constant", int(classes[0]))
-        clf = LogisticRegression(C=C, class_weight="balanced", solver="liblinear",
-                                 max_iter=LIBLINEAR_MAX_ITER, random_state=self.seed,
-                                 **_penalty_kwargs(penalty))
-        if len(classes) > 2:
-            # liblinear is binary: one-vs-rest, one balanced head per class (scikit-learn
-            # >= 1.8 no longer does this implicitly)
-            from sklearn.multiclass import OneVsRestClassifier
-
-            clf = OneVsRestClassifier(clf)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # liblinear convergence chatter on separable data
-            return clf.fit(Z, y)
-
     # -- prediction ----------------------------------------------------------------------------
-    def _proba(self, heads: list[Any], Z, info) -> np.ndarray:
-        if info.multilabel:
-            return np.stack([self._head_proba(h, Z, 2)[:, 1] for h in heads], axis=1)
-        return self._head_proba(heads[0], Z, info.n_outputs)
-
-    @staticmethod
-    def _head_proba(head: Any, Z, k: int) -> np.ndarray:
-        out = np.zeros((Z.shape[0], k))
-        if isinstance(head, tuple):
-            out[:, head[1]] = 1.0
-            return out
-        p = head.predict_proba(Z)  # one-vs-rest: rows renormalised by scikit-learn
-        out[:, head.classes_] = p
-        return out
-
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
         info = self._fitted()
-        return self._proba(self.heads_, self.vectorizer_.transform(self._docs(X)), info)
+        return linear_heads_proba(self.heads_, self.vectorizer_.transform(self._docs(X)), info)

@@ -398,6 +398,31 @@ class Model:
         thr = tune_thresholds(y_dev, proba) if (info.multilabel and tune) else None
         return macro_f1(np.asarray(y_dev), info.decide(proba, thr)), thr
 
+    def _epoch_end(self, msg: str, stopper: Any, net: Any, dev: tuple | None,
+                   select: bool, tune: bool) -> bool:
+        """After one training epoch of a torch model: score dev, let ``stopper``
+        (:class:`EarlyStopping`) keep the best weights; True = stop training."""
+        if not select:
+            logger.debug(msg)
+            return False
+        score, thr = self._dev_score(self._proba(dev[0]), dev[1], tune)
+        logger.debug("%s, dev macro-F1 %.4f", msg, score)
+        return stopper.update(score, net, thr)
+
+    def _training_end(self, epoch: int, stopper: Any, net: Any, dev: tuple | None,
+                      select: bool, tune: bool) -> None:
+        """After training: restore the best epoch's weights (``select``) and record
+        ``epochs_run_``, ``best_epoch_``, ``dev_macro_f1_`` and ``thresholds_``."""
+        self.epochs_run_ = epoch
+        if select:
+            stopper.restore(net)
+            self.best_epoch_ = stopper.best_epoch
+            self.dev_macro_f1_ = stopper.best_score
+            self.thresholds_ = stopper.best_extra
+        elif dev is not None and tune:
+            self.dev_macro_f1_, self.thresholds_ = self._dev_score(
+                self._proba(dev[0]), dev[1], tune)
+
     def _fitted(self) -> LabelInfo:
         if self.labels_ is None:
             raise RuntimeError(f"model {self.name!r} is not fitted; call fit() first")

@@ -277,22 +277,9 @@ class LSTMClassifier(Model):
                     opt.step()
                     total += loss.item() * len(idx)
                 msg = f"lstm epoch {epoch}/{self.epochs}: train loss {total / len(seqs):.4f}"
-                if select:
-                    score, thr = self._dev_score(self._proba(dev[0]), dev[1], tune)
-                    logger.debug("%s, dev macro-F1 %.4f", msg, score)
-                    if stopper.update(score, net, thr):
-                        break
-                else:
-                    logger.debug(msg)
-            self.epochs_run_ = epoch
-            if select:
-                stopper.restore(net)
-                self.best_epoch_ = stopper.best_epoch
-                self.dev_macro_f1_ = stopper.best_score
-                self.thresholds_ = stopper.best_extra
-            elif dev is not None and tune:
-                self.dev_macro_f1_, self.thresholds_ = self._dev_score(
-                    self._proba(dev[0]), dev[1], tune)
+                if self._epoch_end(msg, stopper, net, dev, select, tune):
+                    break
+            self._training_end(epoch, stopper, net, dev, select, tune)
         self.fit_seconds_ = time.perf_counter() - t0
         logger.info("lstm: fitted %d documents in %.1f s (%d epochs%s)", len(seqs),
                     self.fit_seconds_, self.epochs_run_,
