@@ -1105,14 +1105,16 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
             return cell, (f"model {model.name!r} takes {' or '.join(sorted(model.extra.accepts))}"
                           f" only; mechanism {mech.name!r} with mapping {mapping.name!r} outputs "
                           f"{out} (use mapping nearest or vickrey)")
+        if adv_left and settings["adversaries"] is not None:  # explicitly asked for
+            name, why = adv_left[0]
+            raise p.fail("settings.adversaries",
+                         f"{why} (mechanism {mech.name!r} with mapping {mapping.name!r}): "
+                         f"remove {name!r} from the list or exclude these cells (the default "
+                         f"set, adversaries: null, leaves it out where it cannot run)")
         refusal = p.mechanism_refusal(mech, eps)
         if refusal:
             return cell, refusal
-        if ds.extra:
-            return cell, ds.extra
-        if adv_left and settings["adversaries"] is not None:  # explicitly asked for
-            return cell, adv_left[0][1]
-        return cell, None
+        return cell, ds.extra
 
     def expand(per_axis: dict[str, list[Any] | None]):
         """Cells of a (sub-)product in AXES order (the first axis varies slowest)."""

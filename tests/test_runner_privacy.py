@@ -124,14 +124,21 @@ def test_grid_adversaries_setting_errors(tmp_path):
         load_grid(grid)
 
 
-def test_explicit_text_adversary_on_vector_output_is_a_skip(tmp_path):
+def test_explicit_text_adversary_on_vector_output_is_an_error(tmp_path):
+    """informed/lexical cannot read privatized vectors: asked for explicitly, that is a
+    configuration error (one line, exit 2); the default set simply leaves them out."""
+    from bench.cli import main
+
     grid = tmp_path / "g.yaml"
     grid.write_text(GRID.replace("mechanism: [tem]", "mechanism: [mvl]\n  mapping: [none]")
-                    .replace("model: [bow]", "model: [lstm]"))
-    g = load_grid(grid)
-    assert len(g.skipped) == 2 and all("reads text" in why for _, why in g.skipped)
-    # the default set simply leaves the text adversaries out of a vector cell
-    grid.write_text(grid.read_text().replace("  adversaries: [lexical, model]\n", ""))
+                    .replace("model: [bow]", "model: [lstm]")
+                    .replace("[lexical, model]", "[model, informed]"))
+    with pytest.raises(GridError, match="settings.adversaries: adversary 'informed' reads text; "
+                                        "this cell's privatized output is vectors"):
+        load_grid(grid)
+    assert main(["run", str(grid), "--results", str(tmp_path / "r"), "--no-mlflow"]) == 2
+    assert not (tmp_path / "r").exists()
+    grid.write_text(grid.read_text().replace("  adversaries: [model, informed]\n", ""))
     g = load_grid(grid)
     assert not g.skipped
     vec = [c for c in g.cells if not c.is_baseline]

@@ -135,7 +135,8 @@ DEFAULT_ADVERSARIES = ("lexical", MODEL_ADVERSARY, "informed")
 text (the informed adversary needs the mechanism's channel over output *words*)."""
 
 ADVERSARY_INFO: dict[str, str] = {
-    "lexical": "tf-idf word 1-2-grams + class-weighted logistic regression, C picked on dev",
+    "lexical": "tf-idf word 1-2-grams + class-weighted logistic regression, L1/L2 and C "
+               "picked on dev",
     "informed": "knows the mechanism: per-token posterior P(original word | privatized token) "
                 "-> attribute scores -> logistic regression (docs/informed.md)",
     "bow": "the `bow` model trained on the private attribute",
