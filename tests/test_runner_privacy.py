@@ -143,3 +143,39 @@ def test_explicit_text_adversary_on_vector_output_is_an_error(tmp_path):
     assert not g.skipped
     vec = [c for c in g.cells if not c.is_baseline]
     assert all(c.spec()["adversaries"].startswith("lstm=") for c in vec)
+
+
+MIA_GRID = """
+name: mia
+axes:
+  dataset: [{name: rt, subsample: 1200}]
+  model: [bow]
+  mechanism: [tem]
+  epsilon: [0.5]
+  seed: [0]
+settings:
+  vocab_size: 5000
+  mia: true
+"""
+
+
+def test_mia_headline_interval_and_validity(tmp_path):
+    """Both attacks run, the stronger is the headline with a bootstrap interval, and every
+    cell says whether MIA measures anything (judged on the unprivatized model)."""
+    grid = tmp_path / "mia.yaml"
+    grid.write_text(MIA_GRID)
+    results = tmp_path / "results"
+    assert run_grid(grid, results=results, mlflow=False).count("done") == 2
+    m = _metrics(results)
+    base = next(v for k, v in m.items() if "mech=none" in k)["mia"]
+    priv = next(v for k, v in m.items() if "mech=tem" in k)["mia"]
+    for mia in (base, priv):
+        assert set(mia["mia_attacks"]) == {"shadow", "loss_threshold"}
+        best = max(a["auc"] for a in mia["mia_attacks"].values())
+        assert mia["mia_auc"] == best == mia["mia_attacks"][mia["mia_attack"]]["auc"]
+        lo, hi = mia["mia_auc_ci"]
+        assert lo <= mia["mia_auc"] <= hi
+        assert mia["target_params"]  # the memorising target (settings.mia_target)
+    # the memorising bow target on its members: the attack on the unprivatized model works
+    assert base["mia_valid"] is True and base["mia_auc_ci"][0] > 0.5
+    assert priv["mia_valid"] is True and priv["mia_invalid_reason"] is None
