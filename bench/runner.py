@@ -451,10 +451,18 @@ def mark_privacy_validity(metrics: dict, baseline: dict | None) -> dict:
     from bench.attacks.adversary import privacy_validity
 
     for name, p in metrics.get("privacy", {}).items():
-        pb = None if baseline is None else baseline.get("privacy", {}).get(name)
-        ok, reason = privacy_validity(pb)
+        ok, reason = privacy_validity(_baseline_task(p, baseline, name))
         p["privacy_valid"], p["privacy_invalid_reason"] = ok, reason
     return metrics
+
+
+def _baseline_task(p: dict, baseline: dict | None, task: str) -> dict | None:
+    """The baseline's privacy of ``task`` over the adversaries this cell ran (see
+    :func:`bench.attacks.adversary.restrict`)."""
+    from bench.attacks.adversary import restrict
+
+    pb = None if baseline is None else baseline.get("privacy", {}).get(task)
+    return restrict(pb, list(p.get("by_adversary", {})))
 
 
 def add_deltas(metrics: dict, baseline: dict | None) -> dict:
@@ -473,10 +481,8 @@ def add_deltas(metrics: dict, baseline: dict | None) -> dict:
     out = {}
     u, ub = metrics["utility"]["macro_f1"], baseline["utility"]["macro_f1"]
     for name, p in metrics.get("privacy", {}).items():
-        pb = baseline.get("privacy", {}).get(name)
-        if pb is None:
-            continue
-        if p.get("privacy_valid"):
+        pb = _baseline_task(p, baseline, name)  # the same adversaries on both sides
+        if p.get("privacy_valid") and pb is not None:
             out[name] = deltas(u, ub, p["privacy"], pb["privacy"]) | {
                 "privacy_valid": True, "reason": None}
         else:

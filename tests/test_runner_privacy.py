@@ -179,3 +179,32 @@ def test_mia_headline_interval_and_validity(tmp_path):
     # the memorising bow target on its members: the attack on the unprivatized model works
     assert base["mia_valid"] is True and base["mia_auc_ci"][0] > 0.5
     assert priv["mia_valid"] is True and priv["mia_invalid_reason"] is None
+
+
+def test_deltas_compare_the_same_adversaries():
+    """A vector-output cell runs no text adversary: its Δprivacy and validity are judged
+    against the baseline's same-model adversary, not against a baseline won by lexical."""
+    from bench.attacks.adversary import headline
+    from bench.runner import add_deltas, mark_privacy_validity
+
+    def m(f1, thr=0.1):
+        return {"privacy": 1 - f1, "adversary_macro_f1": f1, "chance_threshold": thr,
+                "chance_level": f1 <= thr}
+
+    base = {"utility": {"macro_f1": 0.9},
+            "privacy": {"t": headline({"lexical": m(0.95), "lstm": m(0.4)}),
+                        "u": headline({"lexical": m(0.95), "lstm": m(0.05)})}}
+    mark_privacy_validity(base, base)
+    assert base["privacy"]["u"]["privacy_valid"] is True  # lexical reads it
+    cell = {"utility": {"macro_f1": 0.8},
+            "privacy": {"t": headline({"lstm": m(0.3)}), "u": headline({"lstm": m(0.05)})}}
+    add_deltas(cell, base)
+    d = cell["vs_baseline"]["by_privacy_task"]
+    assert d["t"]["delta_privacy"] == pytest.approx(0.1)  # 0.7 - 0.6 (lstm vs lstm), not 0.65
+    assert cell["privacy"]["u"]["privacy_valid"] is False  # lstm is at chance on the baseline
+    assert d["u"]["delta_privacy"] is None and "lstm" in d["u"]["reason"]
+    # a baseline that ran none of the cell's adversaries: no measurement, no delta
+    cell = {"utility": {"macro_f1": 0.8}, "privacy": {"t": headline({"bow": m(0.3)})}}
+    add_deltas(cell, base)
+    assert cell["privacy"]["t"]["privacy_valid"] is None
+    assert cell["vs_baseline"]["by_privacy_task"]["t"]["delta_privacy"] is None

@@ -239,6 +239,19 @@ def headline(by_adversary: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def restrict(baseline_task: dict[str, Any] | None, names: Sequence[str]
+             ) -> dict[str, Any] | None:
+    """The baseline's headline over the adversaries ``names`` only (those a privatized cell
+    runs), so Δprivacy and validity compare the same attacks: a vector-output cell, which has
+    no text adversaries, is not compared with a baseline won by ``lexical``. ``None`` when the
+    baseline ran none of them. Baselines without ``by_adversary`` (suite < 0.2) are returned
+    as they are."""
+    if baseline_task is None or "by_adversary" not in baseline_task:
+        return baseline_task
+    common = {n: m for n, m in baseline_task["by_adversary"].items() if n in set(names)}
+    return headline(common) if common else None
+
+
 def privacy_validity(baseline_task: dict[str, Any] | None) -> tuple[bool | None, str | None]:
     """Whether a privacy measurement is valid, judged on the unprivatized baseline (issue rule).
 
