@@ -195,13 +195,16 @@ class BowClassifier(Model):
 
     def _with_words(self, X: Sequence[Any], Z: np.ndarray) -> Any:
         """``[Z | binary bag of the training words]`` as a sparse CSR matrix (vectorised)."""
-        import pandas as pd
         import scipy.sparse as sparse
 
         docs = as_token_lists(X)
         lengths = np.fromiter((len(t) for t in docs), np.int64, len(docs))
         flat = [t for doc in docs for t in doc]
-        cols = pd.Index(self.words_).get_indexer(flat) if flat else np.zeros(0, np.int64)
+        cols = np.full(len(flat), -1, np.int64)
+        if flat and len(self.words_):  # words_ is sorted (np.unique): binary search, no loop
+            tokens = np.asarray(flat, dtype=object)
+            pos = np.minimum(np.searchsorted(self.words_, tokens), len(self.words_) - 1)
+            cols = np.where(self.words_[pos] == tokens, pos, -1)
         rows = np.repeat(np.arange(len(docs)), lengths)
         known = cols >= 0
         W = sparse.csr_matrix((np.ones(int(known.sum())), (rows[known], cols[known])),
