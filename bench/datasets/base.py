@@ -132,6 +132,38 @@ class Task:
         return dataclasses.replace(self, labels=self.labels[idx])
 
 
+MEASURABLE_MARGIN = 0.1
+"""A privacy task is *measurable* when a baseline attack on the unprivatized text beats the
+chance threshold by at least this much macro-F1. Beating the threshold at all is the runner's
+per-cell validity test; a card asks more, because a baseline a hair above chance (e.g. 0.51 vs
+0.49) leaves no room for a privatized text to show any privacy gain."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A measured attack on the *unprivatized* text of one privacy task (for the card)."""
+
+    adversary: str
+    """Registry name of the adversary, e.g. ``lexical``."""
+    macro_f1: float
+    """Its test macro-F1."""
+    chance: float
+    """The chance threshold on the same test labels
+    (:func:`bench.metrics.classification.chance_level`, ``.threshold``)."""
+    setting: str
+    """The configuration it was measured with (seed, max_tokens, subsample, split, sizes)."""
+
+    @property
+    def measurable(self) -> bool:
+        """Beats chance by at least :data:`MEASURABLE_MARGIN`."""
+        return self.macro_f1 - self.chance >= MEASURABLE_MARGIN - 1e-9
+
+    def describe(self) -> str:
+        """One line for the card."""
+        return (f"{self.adversary} macro-F1 {self.macro_f1:.2f} vs chance threshold "
+                f"{self.chance:.2f} ({self.setting})")
+
+
 @dataclass(frozen=True)
 class TaskInfo:
     """Static description of a task for the dataset card."""
@@ -144,6 +176,16 @@ class TaskInfo:
     """``multiclass``, ``binary`` or ``multilabel``."""
     definition: str
     """How the label is defined and where it comes from."""
+    baselines: tuple[Baseline, ...] = ()
+    """Privacy tasks: measured attacks on the unprivatized text (the first is the card's
+    reference configuration)."""
+
+    @property
+    def measurable(self) -> bool | None:
+        """Privacy tasks: whether any baseline attack clearly beats chance (None: unmeasured)."""
+        if not self.baselines:
+            return None
+        return any(b.measurable for b in self.baselines)
 
 
 @dataclass(frozen=True)
@@ -325,7 +367,11 @@ class DatasetSpec:
     max_tokens: int | None = DEFAULT_MAX_TOKENS
     """Default tokens kept per text by :func:`bench.datasets.prepare`."""
     version: str = "1"
-    """Bumped whenever what the loader produces changes."""
+    """Bumped whenever what the loader produces changes (texts, labels or splits)."""
+    stratify: str | None = None
+    """Task whose labels stratify the subsample, the train/dev/test and the membership-inference
+    partitions (default None: the utility task). A privacy task here keeps every class of it in
+    every split, e.g. each speaker of an attribution task in train, dev and test."""
 
     @property
     def embedded(self) -> bool:
@@ -345,6 +391,7 @@ def register_dataset(
     split_by_group: bool = False,
     max_tokens: int | None = DEFAULT_MAX_TOKENS,
     version: str = "1",
+    stratify: str | None = None,
 ) -> Callable[[Callable[..., Corpus]], Callable[..., Corpus]]:
     """Decorator registering a loader function as dataset ``name``.
 
@@ -355,7 +402,8 @@ def register_dataset(
 
     def deco(fn: Callable[..., Corpus]) -> Callable[..., Corpus]:
         spec = DatasetSpec(
-            name, fn, card, dict(options or {}), env_var, split_by_group, max_tokens, version
+            name, fn, card, dict(options or {}), env_var, split_by_group, max_tokens, version,
+            stratify,
         )
         DATASETS.register(name)(spec)
         return fn
@@ -374,6 +422,9 @@ COMMON_OPTIONS: dict[str, str] = {
     "split_by_group": "keep every group (speaker/user) inside one split",
     "subsample": "keep a seeded random subset: a fraction in (0, 1] or a count",
     "max_tokens": "tokens kept per text by `bench data prepare` (None = all)",
+    "stratify": "task whose labels stratify the subsample and the splits (default: the "
+    "dataset's own choice, usually the utility task); a multilabel task stratifies by each "
+    "text's rarest label present, so every label keeps positives in dev and test",
 }
 
 
@@ -399,6 +450,7 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         "split_by_group": spec.split_by_group,
         "subsample": None,
         "max_tokens": spec.max_tokens,
+        "stratify": spec.stratify,
     }
     out.update(spec.options)
     out.update(config)
@@ -413,6 +465,11 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
     if mt is not None and (isinstance(mt, bool) or not isinstance(mt, (int, np.integer)) or mt < 1):
         raise DatasetConfigError(
             f"dataset {spec.name!r}: max_tokens must be a positive int or None, got {mt!r}"
+        )
+    strat = out["stratify"]
+    if strat is not None and (not isinstance(strat, str) or not strat):
+        raise DatasetConfigError(
+            f"dataset {spec.name!r}: stratify must be a task name or None, got {strat!r}"
         )
     sub = out["subsample"]
     if sub is not None:
@@ -556,7 +613,8 @@ def group_partition(
 def make_splits(
     y: np.ndarray, groups: np.ndarray | None, config: dict[str, Any]
 ) -> dict[str, np.ndarray]:
-    """Train/dev/test and membership-inference splits for one resolved config."""
+    """Train/dev/test and membership-inference splits for one resolved config, stratified by
+    ``y`` (the labels of the spec's ``stratify`` task; groups keep their majority label)."""
     seed = config["seed"]
     if config["split_by_group"]:
         if groups is None:
@@ -582,6 +640,26 @@ def make_splits(
 # --------------------------------------------------------------------------------------------
 
 
+def strata(tasks: Sequence[Task], name: str) -> np.ndarray:
+    """Stratification labels from task ``name``: its class ids; for a multilabel task, each
+    text's rarest label present (by count over these texts; ties by column order) or, for
+    a text with none, ``k +`` its utility class (so topics stay balanced among the rest)."""
+    by_name = {t.name: t for t in tasks}
+    task = by_name[name]
+    if task.kind != "multilabel":
+        return task.labels
+    utility = next(t for t in tasks if t.role == "utility")
+    k = task.labels.shape[1]
+    if utility.kind == "multilabel":  # no single class to fall back on
+        out = np.full(len(task), k, np.int64)
+    else:
+        out = k + utility.labels.astype(np.int64)
+    # most frequent first, so a rarer label present overwrites it
+    for j in np.argsort(-task.labels.sum(axis=0), kind="stable").tolist():
+        out[task.labels[:, j] == 1] = j
+    return out
+
+
 def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
     """Subsample, split and attach the measured card (no I/O)."""
     n = len(corpus.texts)
@@ -593,12 +671,19 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
     texts = list(corpus.texts)
     tasks = list(corpus.tasks)
     groups = corpus.groups
+    strat_name = config.get("stratify") or utility[0].name
+    if strat_name not in {t.name for t in tasks}:
+        raise DatasetConfigError(
+            f"dataset {spec.name!r}: stratify={strat_name!r} is not one of its tasks "
+            f"({', '.join(t.name for t in tasks)})"
+        )
     sub = config["subsample"]
     if sub is not None:
         count = int(round(sub * n)) if isinstance(sub, float) else min(int(sub), n)
         count = max(count, 1)
         if count < n:
-            (keep,) = partition(utility[0].labels, (count / n,), config["seed"], "subsample")
+            (keep,) = partition(strata(tasks, strat_name), (count / n,), config["seed"],
+                                "subsample")
             keep = keep[:count]
             texts = [texts[i] for i in keep.tolist()]
             tasks = [t.take(keep) for t in tasks]
@@ -606,8 +691,7 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
     if config.get("max_tokens") is not None and any(t.mentions for t in tasks):
         tasks = [mention_labels_seen(t, texts, int(config["max_tokens"])) if t.mentions else t
                  for t in tasks]
-    y = next(t for t in tasks if t.role == "utility").labels
-    splits = make_splits(y, groups, config)
+    splits = make_splits(strata(tasks, strat_name), groups, config)
     task_map = {t.name: t for t in tasks}
     card = dataclasses.replace(
         spec.card,
@@ -624,7 +708,8 @@ def load_dataset(name: str, **config: Any) -> Dataset:
     Args:
         name: a registered dataset (see ``DATASETS.names()``).
         **config: ``seed``, ``split``, ``mia_split``, ``split_by_group``, ``subsample``,
-            ``max_tokens`` and the loader's own options (e.g. ``path`` for paper loaders).
+            ``max_tokens``, ``stratify`` and the loader's own options (e.g. ``path`` for
+            paper loaders).
 
     Raises:
         DatasetConfigError: unknown key or bad value.

@@ -16,7 +16,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from bench.datasets.base import COMMON_OPTIONS, DATASETS, DatasetCard, load_dataset
+from bench.datasets.base import (
+    COMMON_OPTIONS,
+    DATASETS,
+    MEASURABLE_MARGIN,
+    DatasetCard,
+    load_dataset,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +38,8 @@ task, any number of privacy tasks: multiclass/binary labels as class indices, mu
 sha256 of the texts, labels and groups.
 
 Splits are deterministic given `seed`: `train`/`dev`/`test` (80/10/10 by default, stratified by
-the utility label with scikit-learn; by group where `split_by_group` is on) and an independent,
+the utility label with scikit-learn -- or by the task a dataset names, e.g. the speaker in
+`conventions_speakers`; by group where `split_by_group` is on) and an independent,
 record-level, stratified membership-inference partition `mia_members` / `mia_nonmembers` /
 `mia_shadow` (25/25/50 by default). This follows the TEM protocol (Carvalho et al. 2021,
 Sec. 5.3): the target model trains on the members, the attack is evaluated on members vs.
@@ -64,6 +71,17 @@ def render_card(card: DatasetCard, level: int = 2) -> str:
     lines += ["", "Tasks:", ""]
     for t in card.tasks:
         lines.append(f"- `{t.name}` ({t.role}, {t.kind}): {t.definition}")
+    baselines = [t for t in card.tasks if t.baselines]
+    if baselines:
+        lines += ["", "Baseline attacks on the unprivatized text (test macro-F1; a privacy "
+                  f"task is measurable when one beats the chance threshold by "
+                  f">= {MEASURABLE_MARGIN}):", ""]
+        for t in baselines:
+            verdict = "measurable" if t.measurable else (
+                "NOT MEASURABLE: no baseline attack clearly beats chance, so a privacy number "
+                "on this task is noise")
+            lines.append(f"- `{t.name}` ({verdict}):")
+            lines += [f"  - {b.describe()}" for b in t.baselines]
     if card.class_balance:
         lines += ["", "Class balance (texts per class; multilabel: texts with the label):", ""]
         for task, counts in card.class_balance.items():
@@ -101,6 +119,9 @@ def cli_ls(details: bool = False) -> str:
         util = ", ".join(t.name for t in card.tasks if t.role == "utility")
         priv = ", ".join(t.name for t in card.tasks if t.role == "privacy") or "MIA only"
         kind = "embedded" if card.embedded else "loader"
+        if any(t.measurable is False for t in card.tasks if t.role == "privacy"):
+            priv = ", ".join(t.name + (" [not measurable]" if t.measurable is False else "")
+                             for t in card.tasks if t.role == "privacy")
         rows.append((n, kind, util, priv, card.expected_size))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     out = []

@@ -47,3 +47,53 @@ def test_ls_table_and_details() -> None:
     assert "iraq 75 (3.5%)" in details  # measured class balance (first 500 tokens)
     assert "not self-reported" in details.lower()
     assert "Licence:** MIT" in details
+
+
+@pytest.mark.parametrize("name", [n for n in DATASETS.names() if DATASETS.get(n).embedded],
+                         ids=str)
+def test_every_embedded_privacy_task_has_a_measured_baseline(name: str) -> None:
+    card = DATASETS.get(name).card
+    for task in card.tasks:
+        if task.role != "privacy":
+            assert not task.baselines
+            continue
+        assert task.baselines and task.measurable is not None, task.name
+        for b in task.baselines:
+            assert b.adversary == "lexical" and 0 <= b.chance < 1 and 0 <= b.macro_f1 <= 1
+            assert "seed" in b.setting or "as the quickstart" in b.setting
+
+
+def test_not_measurable_tasks_are_marked() -> None:
+    from bench.datasets.base import MEASURABLE_MARGIN, Baseline
+
+    assert Baseline("lexical", 0.51, 0.49, "x").measurable is False
+    assert Baseline("lexical", 0.49 + MEASURABLE_MARGIN, 0.49, "x").measurable is True
+    tasks = {(n, t.name): t for n in ("bbc", "conventions", "conventions_speakers")
+             for t in DATASETS.get(n).card.tasks if t.role == "privacy"}
+    assert tasks[("conventions", "gender")].measurable is False
+    assert tasks[("bbc", "entities")].measurable is True
+    assert tasks[("conventions_speakers", "speaker")].measurable is True
+    table = cli_ls(details=False)
+    assert "gender [not measurable]" in table and "entities [not" not in table
+    details = cli_ls(details=True)
+    assert "`gender` (NOT MEASURABLE" in details and "`speaker` (measurable)" in details
+
+
+def test_speaker_baseline_on_the_card_reproduces() -> None:
+    """The card's conventions_speakers number is the lexical adversary's, measured (~3 s)."""
+    from bench.attacks.lexical import LexicalAdversary
+    from bench.embeddings import tokenize
+    from bench.metrics.classification import chance_level, macro_f1
+
+    ds = load_dataset("conventions_speakers", seed=0)
+    spk = ds.tasks["speaker"]
+    card_b = next(t for t in ds.card.tasks if t.name == "speaker").baselines[0]
+    toks = {s: [tokenize(t)[: ds.config["max_tokens"]] for t in ds.split_texts(s)]
+            for s in ("train", "dev", "test")}
+    y = {s: ds.split_labels(s, "speaker") for s in toks}
+    k = len(spk.classes)
+    adv = LexicalAdversary(seed=0, n_classes=k).fit(toks["train"], y["train"], toks["dev"],
+                                                    y["dev"])
+    f1 = macro_f1(y["test"], adv.predict(toks["test"]), k)
+    assert abs(f1 - card_b.macro_f1) < 0.01
+    assert abs(chance_level(y["test"], y["train"], n_classes=k).threshold - card_b.chance) < 0.01

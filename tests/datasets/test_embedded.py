@@ -202,9 +202,34 @@ def test_conventions_speakers_split_within_speakers() -> None:
     assert [spk.classes[i] for i in spk.labels[:50]] == list(ds.groups[:50])
     train = set(ds.groups[ds.splits["train"]])
     assert set(ds.groups[ds.splits["test"]]) <= train and set(ds.groups[ds.splits["dev"]]) <= train
+    # stratified by speaker: every speaker is in dev and test, with ~10% of its sentences
+    assert ds.config["stratify"] == "speaker" and ds.config["split_by_group"] is False
+    counts = np.bincount(spk.labels, minlength=20)
+    for part in ("dev", "test"):
+        got = np.bincount(spk.labels[ds.splits[part]], minlength=20)
+        assert (got >= 1).all() and (np.abs(got - 0.1 * counts) <= 1.5).all(), part
     again = load_dataset("conventions_speakers", seed=0)
     assert all((again.splits[k] == v).all() for k, v in ds.splits.items())
-    assert len(load_dataset("conventions_speakers", n_speakers=5).tasks["speaker"].classes) == 5
+    other = load_dataset("conventions_speakers", seed=1)
+    assert not (other.splits["test"].shape == ds.splits["test"].shape
+                and (other.splits["test"] == ds.splits["test"]).all())
+    five = load_dataset("conventions_speakers", n_speakers=5)
+    assert len(five.tasks["speaker"].classes) == 5 and set(five.groups) == set(
+        five.tasks["speaker"].classes)
+    assert set(five.tasks["speaker"].classes) < set(spk.classes)  # the top 5 of the top 20
+    # the party label follows the speaker
+    for c in range(len(spk.classes)):
+        assert len(np.unique(ds.tasks["party"].labels[spk.labels == c])) == 1
+
+
+def test_conventions_speakers_default_conventions_untouched() -> None:
+    """The speaker variant is its own dataset; `conventions` keeps its gender task and
+    by-speaker splits."""
+    ds = load_dataset("conventions")
+    assert sorted(ds.privacy_tasks) == ["gender"] and ds.config["split_by_group"] is True
+    assert ds.config["stratify"] is None
+    train = set(ds.groups[ds.splits["train"]])
+    assert not train & set(ds.groups[ds.splits["test"]])
 
 
 @pytest.mark.parametrize("bad", [1, 0, "20", True, 10_000])
@@ -213,6 +238,43 @@ def test_conventions_speakers_bad_n_speakers(bad) -> None:
 
     with pytest.raises(DatasetConfigError, match="n_speakers"):
         load_dataset("conventions_speakers", n_speakers=bad)
+
+
+def test_stratify_by_entities_gives_every_label_test_positives() -> None:
+    """The quickstart subset stratified by its rarest entity: every label has positives in dev
+    and test (stratified by topic, seed 1 leaves 'bush' with none in test)."""
+    cfg = {"subsample": 600, "max_tokens": 200, "split": (0.6, 0.2, 0.2)}
+    by_topic = load_dataset("bbc", seed=1, **cfg)
+    assert by_topic.split_labels("test", "entities").sum(axis=0).min() == 0
+    for seed in (0, 1):
+        ds = load_dataset("bbc", seed=seed, stratify="entities", **cfg)
+        assert len(ds) == 600 and ds.config["stratify"] == "entities"
+        for part in ("dev", "test"):
+            assert ds.split_labels(part, "entities").sum(axis=0).min() >= 1, (seed, part)
+        topics = np.bincount(ds.split_labels("test"), minlength=5)
+        assert topics.min() >= 15  # topics stay balanced among the texts with no entity
+    again = load_dataset("bbc", seed=1, stratify="entities", **cfg)
+    assert again.content_hash == ds.content_hash
+    assert all((again.splits[k] == v).all() for k, v in ds.splits.items())
+
+
+def test_strata_of_a_multilabel_task() -> None:
+    from bench.datasets.base import Task, strata
+
+    topic = Task("topic", np.array([0, 1, 0, 1, 1]), "binary", "utility", ("a", "b"))
+    ents = Task("e", np.array([[1, 0], [1, 1], [0, 0], [1, 0], [0, 0]]), "multilabel",
+                "privacy", ("common", "rare"))
+    # rarest label present; none -> 2 + topic
+    assert strata([topic, ents], "e").tolist() == [0, 1, 2, 0, 3]
+    assert strata([topic, ents], "topic").tolist() == [0, 1, 0, 1, 1]
+
+
+@pytest.mark.parametrize("bad", [3, "", ["topic"], "nope"])
+def test_bad_stratify_is_a_config_error(bad) -> None:
+    from bench.datasets.base import DatasetConfigError
+
+    with pytest.raises(DatasetConfigError, match="stratify"):
+        load_dataset("rt", stratify=bad)
 
 
 def test_bbc_custom_entities() -> None:
