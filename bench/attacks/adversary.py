@@ -252,15 +252,19 @@ def restrict(baseline_task: dict[str, Any] | None, names: Sequence[str]
     return headline(common) if common else None
 
 
-def privacy_validity(baseline_task: dict[str, Any] | None) -> tuple[bool | None, str | None]:
+def privacy_validity(baseline_task: dict[str, Any] | None, who: str | None = None
+                     ) -> tuple[bool | None, str | None]:
     """Whether a privacy measurement is valid, judged on the unprivatized baseline (issue rule).
 
     The strongest adversary must beat chance on the *unprivatized* text: otherwise a privatized
-    cell's "privacy" only shows that the attack failed, not that the text is private.
+    cell's "privacy" only shows that the attack failed, not that the text is private. The one
+    place this rule lives: the runner applies it to the headline, the report
+    (:func:`bench.report.privacy.judge`) to one named adversary.
 
     Args:
         baseline_task: the baseline cell's ``metrics["privacy"][task]`` (``None``: no
-            baseline was run).
+            baseline was run), or one adversary's entry of its ``by_adversary``.
+        who: how the reason names the adversary (default: "the strongest adversary (NAME)").
 
     Returns:
         ``(True, None)``, ``(False, reason)``, or ``(None, reason)`` when there is no baseline.
@@ -269,9 +273,9 @@ def privacy_validity(baseline_task: dict[str, Any] | None) -> tuple[bool | None,
         return None, "no unprivatized baseline to check the adversary against"
     f1 = float(baseline_task["adversary_macro_f1"])
     thr = float(baseline_task.get("chance_threshold", 0.0))
-    who = baseline_task.get("adversary", "the adversary")
+    if who is None:
+        who = f"the strongest adversary ({baseline_task.get('adversary', 'the adversary')})"
     if f1 <= thr:
-        return False, (f"the strongest adversary ({who}) reaches macro-F1 {f1:.3f} on the "
-                       f"unprivatized text, not above the chance threshold {thr:.3f}: no valid "
-                       f"privacy measurement")
+        return False, (f"{who} reaches macro-F1 {f1:.3f} on the unprivatized text, not above "
+                       f"the chance threshold {thr:.3f}: no valid privacy measurement")
     return True, None

@@ -132,10 +132,10 @@ def judge(entry: Mapping[str, Any] | None, who: str) -> tuple[bool | None, str |
     f1 = to_float(entry.get("adversary_macro_f1"))
     thr = to_float(entry.get("chance_threshold"))
     if math.isfinite(f1) and math.isfinite(thr):
-        if f1 <= thr:
-            return False, (f"adversary {who} reaches macro-F1 {f1:.3f} on the unprivatized "
-                           f"text, not above the chance threshold {thr:.3f}: {NO_VALID}")
-        return True, None
+        from bench.attacks.adversary import privacy_validity
+
+        return privacy_validity({"adversary_macro_f1": f1, "chance_threshold": thr},
+                                who=f"adversary {who}")
     if entry.get("chance_level") is True:
         return False, f"adversary {who} is at chance on the unprivatized text: {NO_VALID}"
     if entry.get("chance_level") is False:
