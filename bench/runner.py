@@ -323,6 +323,7 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
         make_adversary,
         resolve_adversaries,
     )
+    from bench.metrics.classification import chance_level
 
     Xtr, Xdev, Xte = splits
     split = ds.splits
@@ -332,6 +333,10 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
     out: dict[str, Any] = {}
     for task_name, ptask in ds.privacy_tasks.items():
         n_cls = _n_classes(ptask)
+        y_tr, y_te = ptask.labels[split["train"]], ptask.labels[split["test"]]
+        # one chance level per task, shared by its adversaries (labels and seed only; the
+        # multilabel simulation costs ~2 s at 2,000 test documents)
+        chance = chance_level(y_te, y_tr, n_classes=n_cls, seed=cell.seed)
         by_adv: dict[str, dict] = {}
         for name in names:
             extra: dict[str, Any] = {}
@@ -345,8 +350,8 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
                                  params=cell.model_kwargs() if name == cell.model else None,
                                  **extra)
             res = attribute_adversary(
-                adv, Xtr, ptask.labels[split["train"]], Xte, ptask.labels[split["test"]],
-                X_dev=Xdev, y_dev=ptask.labels[split["dev"]], n_classes=n_cls, seed=cell.seed)
+                adv, Xtr, y_tr, Xte, y_te, X_dev=Xdev, y_dev=ptask.labels[split["dev"]],
+                n_classes=n_cls, seed=cell.seed, chance=chance)
             by_adv[name] = res.metrics | {"version": adversary_version(name)}
         out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
     return out

@@ -37,7 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from bench.metrics.classification import chance_level, empirical_privacy, is_chance_level
+from bench.metrics.classification import (
+    ChanceLevel,
+    chance_level,
+    empirical_privacy,
+    is_chance_level,
+)
 from bench.models import Model, make_model
 from bench.registry import Registry
 
@@ -71,7 +76,7 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
                         X_test: Sequence[Any], y_test: np.ndarray, *,
                         X_dev: Sequence[Any] | None = None, y_dev: np.ndarray | None = None,
                         model_params: dict[str, Any] | None = None, n_classes: int | None = None,
-                        seed: int = 0) -> AdversaryResult:
+                        seed: int = 0, chance: ChanceLevel | None = None) -> AdversaryResult:
     """Train an adversary on ``(X_train, y_train)`` and measure it on ``(X_test, y_test)``.
 
     Args:
@@ -86,6 +91,8 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
         model_params: model hyperparameters (when ``model`` is a name).
         n_classes: number of classes of a 1-D attribute (when a split misses some).
         seed: model seed and chance-level simulation seed.
+        chance: the chance level of these labels, when the caller already has it (several
+            adversaries on one task share it: it is a function of the labels and ``seed`` only).
 
     Returns:
         An :class:`AdversaryResult`; ``metrics`` holds the empirical privacy and a chance-level
@@ -104,7 +111,8 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
     t2 = time.perf_counter()
     y_test = np.asarray(y_test)
     metrics: dict[str, Any] = empirical_privacy(y_test, pred, n_classes)
-    chance = chance_level(y_test, np.asarray(y_train), n_classes=n_classes, seed=seed)
+    if chance is None:
+        chance = chance_level(y_test, np.asarray(y_train), n_classes=n_classes, seed=seed)
     metrics["chance_threshold"] = chance.threshold
     metrics["chance_level"] = is_chance_level(metrics["adversary_macro_f1"], chance)
     metrics["fit_seconds"] = t1 - t0
