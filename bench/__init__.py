@@ -5,4 +5,4 @@ Example:
     >>> emb = load_embedding("glove-6b-50d", vocab_size=50_000)
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -387,7 +387,7 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     fit_s = time.perf_counter() - t0
     y_te = task.labels[split["test"]]
     pred = model.predict(Xte)
-    util = classification_scores(y_te, pred, n_cls)
+    util = classification_scores(y_te, pred, n_cls, seed=cell.seed)
     chance = chance_level(y_te, task.labels[split["train"]], n_classes=n_cls, seed=cell.seed)
     util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
@@ -500,6 +500,10 @@ def add_deltas(metrics: dict, baseline: dict | None) -> dict:
 
 OVERWRITE = ("never", "only-missing", "always")
 
+CELL_BLAS_THREADS = 1
+"""BLAS threads (NumPy, scikit-learn) while a cell runs: the runner's parallelism is over cells,
+and a fixed count is part of what makes a cell's rerun reproduce its metrics bit for bit."""
+
 
 def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | None,
              overwrite: str = "only-missing") -> CellResult:
@@ -521,7 +525,12 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
     spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash,
                           "suite_version": bench.__version__}
     try:
-        metrics = evaluate_cell(cell, results, dataset_hash)
+        # one BLAS thread per cell (torch models use one thread too, bench.models.base): the
+        # runner parallelises over cells, and a fixed thread count keeps reruns bit-exact
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=CELL_BLAS_THREADS):
+            metrics = evaluate_cell(cell, results, dataset_hash)
         if cell.is_baseline:
             mark_privacy_validity(metrics, metrics)
             mark_mia_validity(metrics, metrics)

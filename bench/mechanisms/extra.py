@@ -163,6 +163,7 @@ class SanText(SelectionMechanism):
     """
 
     name = "santext"
+    version = "2"  # 2: two-level categorical sampler on float32 weights (new random stream)
     description = "exponential mechanism over the vocabulary: P(y|x) ~ exp(-eps d(x,y)/2)"
     guarantee_kind = "metric"
 

@@ -45,6 +45,7 @@ class TEM(SelectionMechanism):
     """
 
     name = "tem"
+    version = "2"  # 2: sparse L_w path + two-level categorical sampler (new random stream)
     description = "truncated exponential mechanism: P(w') ~ exp(-eps/2 min(d, gamma))"
     guarantee_kind = "metric"
 
@@ -192,6 +193,7 @@ class TruncatedGumbel(SelectionMechanism):
     """
 
     name = "truncated_gumbel"
+    version = "2"  # 2: block-maxima top-k, ragged draws, k_cache 32 (new random stream)
     description = "k ~ TruncPoisson(ln|W|) nearest words, argmin of distance + truncated Gumbel"
     guarantee_kind = "metric"
 

@@ -8,6 +8,10 @@
 * Deltas vs the baseline trained on the original text (Riecker 2023, Sec. 4.2):
   ``Δutility = F1_priv - F1_base``, ``Δprivacy = privacy_priv - privacy_base`` and the trade-off
   heuristic ``Δutility + Δprivacy`` (positive = favourable, privacy and utility weighted equally).
+* Uncertainty over test documents: :func:`bootstrap_macro_f1` resamples the evaluated
+  documents with replacement (Efron & Tibshirani 1993, percentile interval) and gives a 95 %
+  interval of the macro-F1 of one run; :func:`classification_scores` reports it as
+  ``macro_f1_ci95``. Across seeds the report uses a t interval instead (:mod:`bench.report`).
 * Chance level: the thesis drops results "where the model behaves like a random guesser"
   (Tables 6.2, 6.4); :func:`chance_level` makes that test explicit (see its docstring).
 
@@ -70,18 +74,66 @@ def per_class_f1(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None =
                                        zero_division=0)]
 
 
+BOOTSTRAP_RESAMPLES = 1000
+"""Resamples of the test documents behind every ``macro_f1_ci95``."""
+
+
+def bootstrap_macro_f1(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None, *,
+                       n_boot: int = BOOTSTRAP_RESAMPLES, level: float = 0.95,
+                       seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the macro-F1 over the evaluated documents.
+
+    Each of ``n_boot`` resamples draws ``n`` documents with replacement (multinomial counts
+    ``w``, seeded); its confusion counts are ``w``-weighted sums, so one matrix product scores
+    all resamples: ``tp_k = sum_i w_i [y_i = k = p_i]``, ``pred_k = sum_i w_i [p_i = k]``,
+    ``true_k = sum_i w_i [y_i = k]``, ``F1_k = 2 tp_k / (pred_k + true_k)`` (0 where both are 0).
+    The average over classes follows :func:`macro_f1` exactly: over ``0..n_classes-1`` when
+    given, else over the classes present in the resample's labels or predictions; multilabel:
+    the mean over all labels. The interval is the ``(1-level)/2`` and ``(1+level)/2`` quantiles
+    (Efron & Tibshirani 1993, Ch. 13).
+
+    Returns:
+        ``(low, high)``.
+    """
+    y_true, y_pred = _check_pair(y_true, y_pred)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    n = len(y_true)
+    rng = np.random.default_rng(seed)
+    w = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)  # (B, n)
+    if y_true.ndim == 2:
+        t, p = (y_true != 0).astype(np.float64), (y_pred != 0).astype(np.float64)
+        f1 = _f1(w @ (t * p), w @ p, w @ t)  # (B, k)
+        scores = f1.mean(axis=1)
+    else:
+        k = int(n_classes or max(y_true.max(), y_pred.max()) + 1)
+        eye = np.eye(k)
+        t, p = eye[y_true.astype(np.int64)], eye[y_pred.astype(np.int64)]
+        n_true, n_pred = w @ t, w @ p
+        f1 = _f1(w @ (t * p), n_pred, n_true)
+        if n_classes:
+            scores = f1.mean(axis=1)
+        else:
+            present = (n_pred + n_true) > 0
+            scores = (f1 * present).sum(axis=1) / np.maximum(present.sum(axis=1), 1)
+    lo, hi = np.quantile(scores, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
 def classification_scores(y_true: np.ndarray, y_pred: np.ndarray,
-                          n_classes: int | None = None) -> dict[str, Any]:
-    """Macro-F1, accuracy and per-class F1 over a whole split.
+                          n_classes: int | None = None, *, seed: int = 0) -> dict[str, Any]:
+    """Macro-F1 with its bootstrap 95 % interval, accuracy and per-class F1 over a split.
 
     Multilabel: ``accuracy`` is the exact-match (subset) accuracy, scikit-learn's definition;
-    ``label_accuracy`` is the mean accuracy per label.
+    ``label_accuracy`` is the mean accuracy per label. ``macro_f1_ci95`` is
+    :func:`bootstrap_macro_f1` over the documents of the split, seeded with ``seed``.
     """
     from sklearn.metrics import accuracy_score
 
     y_true, y_pred = _check_pair(y_true, y_pred)
     out: dict[str, Any] = {
         "macro_f1": macro_f1(y_true, y_pred, n_classes),
+        "macro_f1_ci95": list(bootstrap_macro_f1(y_true, y_pred, n_classes, seed=seed)),
         "accuracy": float(accuracy_score(y_true, y_pred)),
         "per_class_f1": per_class_f1(y_true, y_pred, n_classes),
         "n": int(len(y_true)),
@@ -91,16 +143,20 @@ def classification_scores(y_true: np.ndarray, y_pred: np.ndarray,
     return out
 
 
-def empirical_privacy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None
-                      ) -> dict[str, Any]:
+def empirical_privacy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None,
+                      *, seed: int = 0) -> dict[str, Any]:
     """Empirical privacy ``1 - macro-F1`` of an adversary (Riecker 2023, Sec. 4.2).
 
     Returns:
-        ``privacy`` (higher = better protected), the adversary's ``adversary_macro_f1``,
-        ``adversary_accuracy`` and ``adversary_per_class_f1`` (per label for multilabel).
+        ``privacy`` (higher = better protected) with ``privacy_ci95`` (the bootstrap interval
+        of :func:`bootstrap_macro_f1`, mirrored), the adversary's ``adversary_macro_f1`` with
+        ``adversary_macro_f1_ci95``, ``adversary_accuracy`` and ``adversary_per_class_f1``
+        (per label for multilabel).
     """
-    s = classification_scores(y_true, y_pred, n_classes)
-    out = {"privacy": 1.0 - s["macro_f1"], "adversary_macro_f1": s["macro_f1"],
+    s = classification_scores(y_true, y_pred, n_classes, seed=seed)
+    lo, hi = s["macro_f1_ci95"]
+    out = {"privacy": 1.0 - s["macro_f1"], "privacy_ci95": [1.0 - hi, 1.0 - lo],
+           "adversary_macro_f1": s["macro_f1"], "adversary_macro_f1_ci95": [lo, hi],
            "adversary_accuracy": s["accuracy"], "adversary_per_class_f1": s["per_class_f1"],
            "n": s["n"]}
     if "label_accuracy" in s:

@@ -152,6 +152,12 @@ def test_privacy_validity_rule():
     assert ok is False and "lexical" in why and "0.450" in why and "chance" in why
     ok, why = privacy_validity(None)
     assert ok is None and "baseline" in why
+    # above the threshold, but the interval over test documents reaches down to it: not valid
+    m = _m(0.6) | {"adversary_macro_f1_ci95": [0.48, 0.7]}
+    ok, why = privacy_validity(headline({"lexical": m}))
+    assert ok is False and "interval [0.480, 0.700]" in why and "0.500" in why
+    m = _m(0.6) | {"adversary_macro_f1_ci95": [0.52, 0.7]}
+    assert privacy_validity(headline({"lexical": m})) == (True, None)
 
 
 def test_validity_fires_on_random_labels():

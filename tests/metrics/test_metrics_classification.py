@@ -145,3 +145,48 @@ def test_chance_level_constant_guesser_multiclass():
     ch = chance_level(y, y, seed=0)
     assert ch.constant == pytest.approx(max(ch.majority, 2 * 0.5 / 1.5 / 3))
     assert ch.threshold >= ch.constant
+
+
+@pytest.mark.parametrize("kind", ["multiclass", "multiclass_k", "multilabel"])
+def test_bootstrap_macro_f1_matches_literal_resampling(kind):
+    """The one-matrix-product bootstrap equals macro-F1 recomputed by scikit-learn on each
+    resample (the same multinomial counts, documents repeated)."""
+    from bench.metrics.classification import bootstrap_macro_f1, macro_f1
+
+    rng = np.random.default_rng(3)
+    n = 60
+    if kind == "multilabel":
+        y = (rng.random((n, 4)) < 0.3).astype(int)
+        p = np.where(rng.random((n, 4)) < 0.8, y, 1 - y)
+        k = None
+    else:
+        y = rng.integers(0, 4, n)
+        p = np.where(rng.random(n) < 0.7, y, rng.integers(0, 4, n))
+        k = 5 if kind == "multiclass_k" else None  # class 4 never occurs: counts as F1 = 0
+    lo, hi = bootstrap_macro_f1(y, p, k, n_boot=200, seed=11)
+    w = np.random.default_rng(11).multinomial(n, np.full(n, 1.0 / n), size=200)
+    scores = []
+    for b in range(200):
+        idx = np.repeat(np.arange(n), w[b])
+        scores.append(macro_f1(y[idx], p[idx], k))
+    want = np.quantile(scores, [0.025, 0.975])
+    assert (lo, hi) == pytest.approx(tuple(want), abs=1e-12)
+    assert lo <= macro_f1(y, p, k) <= hi
+
+
+def test_bootstrap_interval_shrinks_with_more_documents_and_is_seeded():
+    from bench.metrics.classification import bootstrap_macro_f1
+
+    rng = np.random.default_rng(0)
+    widths = []
+    for n in (50, 2000):
+        y = rng.integers(0, 3, n)
+        p = np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n))
+        lo, hi = bootstrap_macro_f1(y, p, seed=1)
+        assert bootstrap_macro_f1(y, p, seed=1) == (lo, hi)
+        widths.append(hi - lo)
+    assert widths[1] < widths[0] / 3
+    s = classification_scores(y, p, seed=1)
+    assert s["macro_f1_ci95"] == list(bootstrap_macro_f1(y, p, seed=1))
+    e = empirical_privacy(y, p, seed=1)
+    assert e["privacy_ci95"] == pytest.approx([1 - s["macro_f1_ci95"][1], 1 - s["macro_f1_ci95"][0]])
