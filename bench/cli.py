@@ -285,6 +285,29 @@ def cmd_mlflow_sync(args) -> str:
     return f"mlflow-sync: {logged} cell(s) logged, {present} already in MLflow\n"
 
 
+def cmd_reference(args) -> str:
+    from bench.reference import ReferenceError, check_reference
+
+    rerun = args.rerun_cell or args.rerun
+    texts, failed = [], []
+    for grid in args.grids:
+        try:
+            res = check_reference(grid, args.root, rerun=rerun, check_cells=not args.no_cells)
+        except ReferenceError as e:
+            raise UsageError(str(e)) from None
+        texts.append(res.text())
+        if not res.ok:
+            failed.append(grid)
+    if failed:
+        sys.stdout.write("".join(texts))
+        raise ReferenceMismatch(", ".join(failed))
+    return "".join(texts)
+
+
+class ReferenceMismatch(Exception):
+    """A committed reference does not check out (exit code 1)."""
+
+
 class RunFailed(Exception):
     """Some cells failed (exit code 1; the others are saved)."""
 
@@ -408,6 +431,21 @@ def build_parser() -> argparse.ArgumentParser:
     ms.add_argument("--tracking-uri", default=None)
     ms.set_defaults(func=cmd_mlflow_sync)
 
+    rf = sub.add_parser("reference", help="check committed reference results (report "
+                        "rebuilt byte-identically, cells current, reruns bit-exact)")
+    rsub = rf.add_subparsers(dest="reference_command", required=True)
+    rc = rsub.add_parser("check", help="check results/reference/<grid> for each grid")
+    rc.add_argument("grids", nargs="+", metavar="GRID", help="grid name(s), e.g. quickstart")
+    rc.add_argument("--root", default="results/reference",
+                    help="folder holding one reference folder per grid")
+    rc.add_argument("--rerun", type=int, default=0, metavar="N",
+                    help="recompute the N cheapest committed cells and compare their metrics")
+    rc.add_argument("--rerun-cell", action="append", default=None, metavar="HASH",
+                    help="recompute this committed cell (hash prefix; repeatable)")
+    rc.add_argument("--no-cells", action="store_true",
+                    help="skip comparing the committed hashes with the grid's expansion")
+    rc.set_defaults(func=cmd_reference)
+
     de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
     de.set_defaults(func=cmd_demo)
     return p
@@ -422,6 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         text = args.func(args)
     except AuditViolation:
         print("bench: audit found a VIOLATION of the claimed guarantee", file=sys.stderr)
+        return 1
+    except ReferenceMismatch as e:
+        print(f"bench: the committed reference of {e.args[0]} does not check out",
+              file=sys.stderr)
         return 1
     except RunFailed as e:
         print(f"bench: {e.args[0]} cell(s) failed; see results/cells/*/error.json",

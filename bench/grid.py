@@ -81,6 +81,7 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "metrics": ["utility", "privacy", "runtime", "guarantee"],
     "mia": False,
     "mia_target": "memorise",
+    "mia_query": "original",
     "rewrite_metrics": False,
     "rewrite_max_docs": None,
     "baseline": True,
@@ -739,6 +740,12 @@ class _Parser:
                                               f"memorise its members, as in TEM's experiment) or "
                                               f"'utility' (the utility model's settings), got "
                                               f"{s['mia_target']!r}")
+        if s["mia_query"] not in ("original", "privatized"):
+            raise self.fail(k + "mia_query", f"must be 'original' (the attacker holds a record's "
+                                             f"original text and queries the target with it) or "
+                                             f"'privatized' (it queries with the privatized text "
+                                             f"the target was trained on), got "
+                                             f"{s['mia_query']!r}")
         for flag in ("mia", "rewrite_metrics", "baseline"):
             if not isinstance(s[flag], bool):
                 raise self.fail(k + flag, f"must be true or false, got {s[flag]!r}")

@@ -401,14 +401,22 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
         from bench.attacks.membership import membership_inference
 
         ylab = task.labels
+        parts = ("mia_members", "mia_nonmembers", "mia_shadow")
+        # the attacker queries with the records' original text (mia_query: original) unless the
+        # cell outputs vectors, which the models cannot be queried with as text
+        query_with = s.get("mia_query", "original")
+        if cell.output != "text":
+            query_with = "privatized"
+        query = None
+        if query_with == "original" and not cell.is_baseline:
+            query = {k: _subset(docs, split[p]) for k, p in
+                     zip(("members", "nonmembers", "shadow"), parts)}
         mia = membership_inference(
-            cell.model, _subset(corpus, split["mia_members"]), ylab[split["mia_members"]],
-            _subset(corpus, split["mia_nonmembers"]), ylab[split["mia_nonmembers"]],
-            _subset(corpus, split["mia_shadow"]), ylab[split["mia_shadow"]],
+            cell.model, *(x for p in parts for x in (_subset(corpus, split[p]), ylab[split[p]])),
             model_params=params,
             target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
-            seed=cell.seed)
-        metrics["mia"] = mia.metrics
+            seed=cell.seed, query=query)
+        metrics["mia"] = mia.metrics | {"query": query_with}
     mia_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:

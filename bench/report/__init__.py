@@ -6,8 +6,11 @@ Privacy is the headline ``1 − max adversary macro-F1`` unless ``adversary`` na
 (:mod:`bench.report.privacy`); where it is not a valid measurement (the adversary is at chance
 on the unprivatized baseline) the report says "no valid privacy measurement" and shows no
 trade-off. Every table is written as Markdown, LaTeX and CSV; numbers are aggregated over
-seeds (mean ± std, n); results of different suite versions or dataset contents are never
-pooled; the output is byte-identical for the same results. ``bench audit`` status records
+seeds with a 95% interval (Student t over n ≥ 2 seeds, a single run's bootstrap over the test
+documents, or none; :mod:`bench.report.stats`), a Δ vs the baseline that is not significant is
+marked ``ns``, and the leaderboard's ranks never separate entries whose intervals overlap;
+results of different suite versions or dataset contents are never pooled; the output is
+byte-identical for the same results. ``bench audit`` status records
 (``<results>/audit``) add an audit column (:mod:`bench.report.audits`). See
 ``docs/report.md``.
 

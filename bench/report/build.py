@@ -47,6 +47,7 @@ from bench.report.plots import write_curves
 from bench.report.privacy import (
     NO_VALID,
     OWN_MODEL,
+    baseline_index,
     describe_choice,
     group_mia,
     group_privacy,
@@ -58,6 +59,7 @@ from bench.report.results import (
     Group,
     ReportError,
     ResultSet,
+    Stat,
     fmt_eps,
     group_cells,
     load_results,
@@ -65,9 +67,12 @@ from bench.report.results import (
 from bench.report.tables import (
     Table,
     csv_num,
+    delta_test,
     guarantee_table,
+    interval_note,
     rewrite_tables,
     tradeoff_tables,
+    utility_ci,
 )
 
 logger = logging.getLogger(__name__)
@@ -132,11 +137,18 @@ def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None
     and, where valid, ``tradeoff_<t>``; ``mia_auc`` where an MIA ran (None where not valid). The
     top level ``privacy_adversary`` names the adversary choice (``headline`` by default).
 
+    Each of those numbers (utility as ``utility``) has its 95% interval as ``<name>_ci_lo`` and
+    ``<name>_ci_hi`` (None: no interval; the top-level ``intervals`` says what they are), and a
+    privatized configuration has ``delta_utility_significant``,
+    ``delta_privacy_significant_<t>`` and ``tradeoff_significant_<t>`` (true, false: ``ns``,
+    null: not judged; :func:`bench.report.tables.delta_test`).
+
     With ``audits``, each privatized configuration also gets ``audit`` (``PASS``,
     ``VIOLATION`` or ``not audited``) and ``audit_max_excess``, and the top level ``audit``
     (the counts of :func:`bench.report.audits.audit_counts`).
     """
     configs: dict[str, dict] = {}
+    base_index = baseline_index(r for g in groups for r in g.records)
     for g in groups:
         c = g.config
         key = (f"{c.dataset} | {c.model} | {c.mechanism} | sens={c.sensitivity} | "
@@ -148,27 +160,52 @@ def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None
             rec = audits.match(g)
             entry["audit"] = rec.status if rec else NOT_AUDITED
             entry["audit_max_excess"] = _num(rec.max_excess) if rec else None
-        u = g.stat(lambda m: m["utility"]["macro_f1"])
+        u = g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
         entry["utility_macro_f1"] = _num(u.mean if u else None)
+        _ci(entry, "utility", u)
+        if not c.is_baseline:
+            entry["delta_utility_significant"] = _sig(g, "delta_utility", None, base_index)
         tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
         for t in tasks:
             gp = group_privacy(g, t)
             p = gp.stat if gp.status != "invalid" else None
             entry[f"privacy_{t}"] = _num(p.mean if p else None)
+            _ci(entry, f"privacy_{t}", p)
             entry[f"privacy_valid_{t}"] = gp.valid
             entry[f"adversary_{t}"] = gp.adversary
             to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
             if to is not None and gp.status != "invalid":
                 entry[f"tradeoff_{t}"] = _num(to.mean)
+                _ci(entry, f"tradeoff_{t}", to)
+            if not c.is_baseline:
+                valid = gp.status != "invalid"
+                entry[f"delta_privacy_significant_{t}"] = (
+                    _sig(g, "delta_privacy", t, base_index) if valid else None)
+                entry[f"tradeoff_significant_{t}"] = (
+                    _sig(g, "tradeoff", t, base_index) if valid else None)
         gm = group_mia(g)
         if gm is not None:
             entry["mia_auc"] = _num(gm.stat.mean if gm.stat else None)
+            _ci(entry, "mia_auc", gm.stat)
         configs[key] = entry
     out = {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
-           "privacy_adversary": adversary or "headline", "by_configuration": configs}
+           "privacy_adversary": adversary or "headline", "by_configuration": configs,
+           "intervals": interval_note()}
     if audits is not None:
         out["audit"] = audit_counts(audits, groups)
     return out
+
+
+def _ci(entry: dict, name: str, s: Stat | None) -> None:
+    """``<name>_ci_lo`` / ``<name>_ci_hi``: the 95% interval (None where there is none)."""
+    ok = s is not None and s.has_interval
+    entry[f"{name}_ci_lo"] = _num(s.lo) if ok else None  # type: ignore[union-attr]
+    entry[f"{name}_ci_hi"] = _num(s.hi) if ok else None  # type: ignore[union-attr]
+
+
+def _sig(g: Group, key: str, task: str | None, base_index: dict) -> bool | None:
+    t = delta_test(g, key, task, base_index)
+    return t.sig.significant if t.stat is not None else None
 
 
 def _num(x: float | None) -> float | None:

@@ -5,13 +5,21 @@ mapping, suite version apart); per ε its utility (macro-F1) and empirical priva
 of the strongest adversary, per private attribute, the adversary's name in brackets; "no valid
 privacy measurement" where that adversary is at chance on the unprivatized baseline), and where
 measured the membership-inference AUC (the strongest attack, with its confidence interval; "no
-valid MIA" where not valid) and N_w; all ``mean ± std`` over seeds. Invalid privacy takes no
-part in the Pareto front. The guarantee type, the seeds and a Pareto marker complete the row: a
-(configuration, ε) point is on the Pareto front when no other point of the same dataset, model
-and attribute has utility and privacy both at least as high and one of them higher (baselines
-take part). The ★ column lists the ε at which the row is on the front. With ``bench audit``
-records (:mod:`bench.report.audits`) an Audit column gives per ε PASS, VIOLATION (red, with its
-max excess, and a banner above the table) or "not audited"; the tooltip holds draws, confidence
+valid MIA" where not valid) and N_w; all with their 95% interval (``mean ± half-width`` of the
+t interval over seeds, ``mean [lo, hi]`` for one seed's bootstrap over the test documents, the
+bare mean where there is none; :class:`bench.report.results.Stat`). A privatized value whose
+difference from the unprivatized baseline is not significant carries ``ns`` (the rule of the
+trade-off tables, :func:`bench.report.tables.delta_test`). Rank columns for utility and each
+attribute's privacy rank the rows of one dataset and model at one ε so that entries whose
+intervals overlap share a rank, ``rank_i = 1 + #{j : lo_j > hi_i}``
+(:func:`bench.report.stats.interval_ranks`); an entry without an interval is ranked by its mean
+and flagged ``†``. Invalid privacy is not ranked and takes no part in the Pareto front. The
+guarantee type, the seeds and a Pareto marker complete the row: a (configuration, ε) point is
+on the Pareto front when no other point of the same dataset, model and attribute has utility
+and privacy both at least as high and one of them higher (means; baselines take part). The ★
+column lists the ε at which the row is on the front. With ``bench audit`` records
+(:mod:`bench.report.audits`) an Audit column gives per ε PASS, VIOLATION (red, with its max
+excess, and a banner above the table) or "not audited"; the tooltip holds draws, confidence
 and date. Without an audit folder the column is left out.
 
 Columns sort on click (inline JavaScript, stable, numbers by value, missing values last); the
@@ -29,20 +37,31 @@ from __future__ import annotations
 import html
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bench.report.audits import NOT_AUDITED, AuditSet
 from bench.report.privacy import (
     NO_VALID,
     NO_VALID_MIA,
+    baseline_index,
     describe_choice,
     group_mia,
     group_privacy,
     tasks_of,
 )
-from bench.report.results import Group, Stat, dig, fmt_eps, stat
-from bench.report.tables import DASH, describe_guarantee, fmt_stat, slug
+from bench.report.results import CellRecord, Group, Stat, dig, fmt_eps, stat
+from bench.report.stats import interval_ranks
+from bench.report.tables import (
+    DASH,
+    NS,
+    delta_test,
+    describe_guarantee,
+    fmt_stat,
+    interval_note,
+    slug,
+    utility_ci,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +102,7 @@ def _tasks(groups: Sequence[Group]) -> list[str]:
 
 
 def _u(g: Group) -> Stat | None:
-    return g.stat(lambda m: m["utility"]["macro_f1"])
+    return g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
 
 
 def _p(g: Group, task: str) -> Stat | None:
@@ -104,8 +123,32 @@ def _by_adversary_tip(g: Group, task: str) -> str:
     return ("adversary macro-F1: " + ", ".join(parts)) if parts else ""
 
 
-def _privacy_td(g: Group | None, task: str) -> str:
-    """Privacy (mean ± std) with the adversary it comes from, or "no valid privacy measurement"."""
+def _ns(g: Group, key: str, task: str | None,
+        base_index: Mapping[str, list[CellRecord]] | None) -> str:
+    """`` ns`` (a span) where a privatized value does not differ significantly from its baseline."""
+    if base_index is None or g.config.is_baseline:
+        return ""
+    t = delta_test(g, key, task, base_index)
+    if t.stat is None or t.sig.significant is not False:
+        return ""
+    tip = (f"Δ vs the unprivatized baseline {fmt_stat(t.stat, signed=True)}: not significant "
+           f"({t.sig.rule}, {t.sig.n} seed{'s' if t.sig.n != 1 else ''})")
+    return f' <span class="ns" title="{esc(tip)}">{NS}</span>'
+
+
+def _utility_td(g: Group | None, base_index: Mapping[str, list[CellRecord]] | None) -> str:
+    """Utility with its interval and, where not significantly different from the baseline, ns."""
+    if g is None:
+        return _td(None)
+    s = _u(g)
+    v = "" if s is None else repr(round(s.mean, 9))
+    text = esc(fmt_stat(s)) + (_ns(g, "delta_utility", None, base_index) if s else "")
+    return f'<td class="num" data-v="{esc(v)}">{text}</td>'
+
+
+def _privacy_td(g: Group | None, task: str,
+                base_index: Mapping[str, list[CellRecord]] | None = None) -> str:
+    """Privacy with its interval and adversary, or "no valid privacy measurement"."""
     if g is None:
         return _td(None)
     gp = group_privacy(g, task)
@@ -116,6 +159,8 @@ def _privacy_td(g: Group | None, task: str) -> str:
     s = gp.stat
     v = "" if s is None else repr(round(s.mean, 9))
     text = esc(fmt_stat(s))
+    if s is not None:
+        text += _ns(g, "delta_privacy", task, base_index)
     if s is not None and gp.adversary:
         text += f' <span class="adv">({esc(gp.adversary)})</span>'
     if gp.status == "partial":
@@ -135,10 +180,7 @@ def _mia_td(g: Group | None) -> str:
         return f'<td class="num invalid" data-v=""{title}>{esc(NO_VALID_MIA)}</td>'
     s = gm.stat
     v = "" if s is None else repr(round(s.mean, 9))
-    text = fmt_stat(s)
-    if gm.ci is not None:
-        text += f" [{gm.ci[0]:.3f}, {gm.ci[1]:.3f}]"
-    text = esc(text)
+    text = esc(fmt_stat(s))  # one seed: the bootstrap interval [lo, hi]
     if gm.attack:
         text += f' <span class="adv">({esc(gm.attack)})</span>'
     if gm.n_invalid:
@@ -149,6 +191,55 @@ def _mia_td(g: Group | None) -> str:
 
 def _nw(g: Group) -> Stat | None:
     return g.stat(lambda m: m["n_w"] if m.get("n_w") is not None else m["rewrite"]["n_w"])
+
+
+RankKey = tuple[int, str]
+"""(row index, rank column id)."""
+
+
+def rank_entries(rows: Sequence[Row], tasks: Sequence[str]
+                 ) -> dict[RankKey, tuple[int, bool]]:
+    """Interval ranks per ε of utility and each attribute's privacy: ``{(row, col): (rank, ok)}``.
+
+    Entries compete within the same dataset, model and suite version at the same ε (the rows
+    of one column that are comparable); ``ok`` is False where the entry had no interval and is
+    ranked by its mean alone. Invalid privacy (and missing values) get no rank. Rule:
+    :func:`bench.report.stats.interval_ranks` (higher is better for both).
+    """
+    pools: dict[tuple, list[tuple[int, Stat]]] = {}
+    for i, row in enumerate(rows):
+        for eps, g in row.by_eps.items():
+            eid = _eid(eps)
+            u = _u(g)
+            if u is not None:
+                pools.setdefault((row.dataset, row.model, row.suite, f"utility_rank_eps{eid}"),
+                                 []).append((i, u))
+            for t in tasks:
+                gp = group_privacy(g, t)
+                if gp.status != "invalid" and gp.stat is not None:
+                    pools.setdefault((row.dataset, row.model, row.suite,
+                                      f"privacy_{slug(t)}_rank_eps{eid}"), []).append(
+                        (i, gp.stat))
+    out: dict[RankKey, tuple[int, bool]] = {}
+    for (_ds, _m, _s, col), entries in pools.items():
+        ranks = interval_ranks([s.bounds for _i, s in entries])
+        for (i, s), r in zip(entries, ranks):
+            out[(i, col)] = (r, s.has_interval)
+    return out
+
+
+def _rank_td(rank: tuple[int, bool] | None) -> str:
+    if rank is None:
+        return f'<td class="num rank" data-v="">{esc(DASH)}</td>'
+    r, ok = rank
+    if ok:
+        return f'<td class="num rank" data-v="{r}">{r}</td>'
+    return (f'<td class="num rank" data-v="{r}" title="no interval: ranked by the mean alone">'
+            f"{r}†</td>")
+
+
+def _eid(eps: float) -> str:
+    return "inf" if math.isinf(eps) else slug(f"{eps:g}")
 
 
 def pareto_points(rows: Sequence[Row], tasks: Sequence[str]) -> None:
@@ -225,6 +316,7 @@ th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none}
 th[aria-sort=ascending]::after{content:" \\25B2"} th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums} tr:nth-child(even) td{background:#fafafa}
 td.pareto{color:#a05a00;font-weight:bold} ul.warn{color:#8a1f11;font-size:.85em}
+span.ns{color:#777;font-size:.85em} td.rank{color:#555}
 span.adv{color:#555;font-size:.9em} td.invalid,span.invalid{color:#8a1f11;font-style:italic}
 """
 
@@ -307,6 +399,8 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     rows = _rows(groups)
     tasks = _tasks(groups)
     pareto_points(rows, tasks)
+    ranks = rank_entries(rows, tasks)
+    base_index = baseline_index(r for g in groups for r in g.records)
     eps_all = sorted({e for r in rows for e in r.by_eps})
     has_auc = any(group_mia(g) is not None for g in groups)
     has_nw = any(_nw(g) is not None for g in groups if not g.config.is_baseline)
@@ -317,10 +411,12 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
         cols.append(("audit", "Audit"))
     for e in eps_all:
         et = fmt_eps(e)
-        eid = "inf" if math.isinf(e) else slug(f"{e:g}")
+        eid = _eid(e)
         cols.append((f"utility_eps{eid}", f"Utility ε={et}"))
+        cols.append((f"utility_rank_eps{eid}", f"Utility rank ε={et}"))
         for t in tasks:
             cols.append((f"privacy_{slug(t)}_eps{eid}", f"Privacy ({t}) ε={et}"))
+            cols.append((f"privacy_{slug(t)}_rank_eps{eid}", f"Privacy ({t}) rank ε={et}"))
         if has_auc:
             cols.append((f"mia_auc_eps{eid}", f"MIA AUC ε={et}"))
         if has_nw:
@@ -329,16 +425,19 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     head = "".join(f'<th data-col="{esc(cid)}" scope="col">{esc(label)}</th>'
                    for cid, label in cols)
     body = []
-    for r in rows:
+    for i, r in enumerate(rows):
         tds = [f"<td>{esc(x)}</td>" for x in (r.dataset, r.model, r.mechanism, r.sensitivity,
                                               r.mapping, _guarantee(r))]
         if audits is not None:
             tds.append(_audit_td(r, audits))
         for e in eps_all:
             g = r.by_eps.get(e)
-            tds.append(_td(_u(g) if g else None))
+            eid = _eid(e)
+            tds.append(_utility_td(g, base_index))
+            tds.append(_rank_td(ranks.get((i, f"utility_rank_eps{eid}"))))
             for t in tasks:
-                tds.append(_privacy_td(g, t))
+                tds.append(_privacy_td(g, t, base_index))
+                tds.append(_rank_td(ranks.get((i, f"privacy_{slug(t)}_rank_eps{eid}"))))
             if has_auc:
                 tds.append(_mia_td(g))
             if has_nw:
@@ -360,8 +459,16 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
             "membership-inference ROC AUC of the strongest attack (lower is better), its "
             "confidence interval in square brackets (one seed; hover for each seed's), "
             "&quot;" + esc(NO_VALID_MIA) + "&quot; where the measurement is not valid. "
-            "N_w: fraction of words unchanged. Values: mean ± sample std over seeds. "
-            "★: not dominated in (utility, privacy) within the same dataset, model and "
+            "N_w: fraction of words unchanged. Values: " + esc(interval_note()) + " "
+            "ns: the privatized value does not differ significantly from the unprivatized "
+            "baseline of the same dataset and model (n ≥ 2 seeds: the paired t interval of the "
+            "per-seed differences contains 0; one seed: the two bootstrap intervals overlap, a "
+            "conservative rule; hover for the Δ). Ranks (utility, privacy per attribute): among "
+            "the rows of the same dataset and model at the same ε, rank = 1 + the number of "
+            "entries whose whole interval lies above this entry's, so entries whose intervals "
+            "overlap share a rank (ranks may skip: 1, 1, 3); †: no interval, ranked by the "
+            "mean alone. "
+            "★: not dominated in (utility, privacy) means within the same dataset, model and "
             "attribute, at the listed ε. Click a column header to sort; "
             "?sort=&lt;column&gt;&amp;dir=desc sorts on load.")
     css, banner = _CSS, ""
@@ -389,4 +496,4 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
             f"<script>{_JS}</script>\n</body>\n</html>\n")
 
 
-__all__ = ["esc", "pareto_points", "render_leaderboard"]
+__all__ = ["esc", "pareto_points", "rank_entries", "render_leaderboard"]

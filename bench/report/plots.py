@@ -1,12 +1,15 @@
 """Privacy-utility curves: utility vs ε and utility vs empirical privacy, per dataset × model.
 
 One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel is the utility
-(macro-F1) of each mechanism configuration against ε (log scale) with error bars of one sample
-std over seeds and the unprivatized baseline as a dashed line; one further panel per private
-attribute plots utility against empirical privacy (1 − macro-F1 of the strongest adversary, or
-of the adversary the report names), error bars on both axes. Privacy that is not a valid
-measurement (the adversary is at chance on the unprivatized baseline) is never plotted: its
-points are left out, and a panel with no valid point says so instead of drawing a curve.
+(macro-F1) of each mechanism configuration against ε (log scale) with error bars spanning the
+95% interval (:class:`bench.report.results.Stat`: Student t over n ≥ 2 seeds; one seed: the
+cell's bootstrap interval over the test documents; none where there is no interval) and the
+unprivatized baseline as a dashed line (its interval as a grey band); one further panel per
+private attribute plots utility against empirical privacy (1 − macro-F1 of the strongest
+adversary, or of the adversary the report names), error bars (the intervals) on both axes.
+Intervals are drawn as computed, not clipped to [0, 1]. Privacy that is not a valid measurement
+(the adversary is at chance on the unprivatized baseline) is never plotted: its points are left
+out, and a panel with no valid point says so instead of drawing a curve.
 Rendering uses matplotlib's Agg canvas directly (no pyplot, no global backend switch) and PNG
 metadata without the software version or a timestamp, so the files are byte-identical for
 the same results and matplotlib version.
@@ -29,7 +32,7 @@ from pathlib import Path
 
 from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
-from bench.report.tables import csv_num, slug
+from bench.report.tables import csv_num, slug, utility_ci
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +43,17 @@ DPI = 100
 """Resolution of the PNGs."""
 
 
-def _err(s: Stat | None) -> float:
-    return s.std if s is not None and s.std is not None else 0.0
+def _err(s: Stat | None) -> tuple[float, float]:
+    """(below, above) the mean: the 95% interval's extent; (0, 0) where there is none."""
+    if s is None or not s.has_interval:
+        return 0.0, 0.0
+    return max(s.mean - float(s.lo), 0.0), max(float(s.hi) - s.mean, 0.0)  # type: ignore[arg-type]
+
+
+def _errs(stats: Sequence[Stat | None]) -> list[list[float]]:
+    """matplotlib's asymmetric ``xerr``/``yerr``: ``[[below...], [above...]]``."""
+    pairs = [_err(s) for s in stats]
+    return [[a for a, _b in pairs], [b for _a, b in pairs]]
 
 
 def _series(groups: Sequence[Group]) -> dict[str, list[Group]]:
@@ -61,7 +73,7 @@ def _tasks(groups: Sequence[Group]) -> list[str]:
 
 
 def _utility(g: Group) -> Stat | None:
-    return g.stat(lambda m: m["utility"]["macro_f1"])
+    return g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
 
 
 def _privacy(g: Group, task: str) -> Stat | None:
@@ -83,8 +95,12 @@ def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
                          "epsilon": fmt_eps(c.epsilon).replace("∞", "inf"), "attribute": task,
                          "utility": csv_num(u.mean if u else None),
                          "utility_std": csv_num(u.std if u else None),
+                         "utility_ci_lo": csv_num(u.lo if u and u.has_interval else None),
+                         "utility_ci_hi": csv_num(u.hi if u and u.has_interval else None),
                          "privacy": csv_num(p.mean if p else None),
                          "privacy_std": csv_num(p.std if p else None),
+                         "privacy_ci_lo": csv_num(p.lo if p and p.has_interval else None),
+                         "privacy_ci_hi": csv_num(p.hi if p and p.has_interval else None),
                          "adversary": gp.adversary if gp else "",
                          "privacy_status": gp.status_text() if gp else "",
                          "n_seeds": str(len(g.records))})
@@ -110,13 +126,16 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
         pts = [(e, s) for e, s in pts if s is not None]
         if pts:
             ax.errorbar([e for e, _ in pts], [s.mean for _, s in pts],
-                        yerr=[_err(s) for _, s in pts], marker="o", capsize=3, label=label,
+                        yerr=_errs([s for _, s in pts]), marker="o", capsize=3, label=label,
                         color=f"C{i % 10}")
     for g in base:
         s = _utility(g)
         if s is not None:
             ax.axhline(s.mean, color="0.3", linestyle="--", linewidth=1,
                        label=f"baseline (ε=∞) {s.mean:.3f}")
+            if s.has_interval:  # the baseline's 95% interval as a band
+                lo, hi = s.bounds
+                ax.axhspan(lo, hi, color="0.3", alpha=0.1, linewidth=0)
     if finite and min(finite) > 0:
         ax.set_xscale("log")
     ax.set_xlabel("ε")
@@ -132,13 +151,13 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
             plotted += len(pts)
             if pts:
                 ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
-                            xerr=[_err(p) for p, _ in pts], yerr=[_err(u) for _, u in pts],
+                            xerr=_errs([p for p, _ in pts]), yerr=_errs([u for _, u in pts]),
                             marker="o", capsize=3, label=label, color=f"C{i % 10}")
         for g in base:
             p, u = _privacy(g, task), _utility(g)
             if p is not None and u is not None:
                 plotted += 1
-                ax.errorbar([p.mean], [u.mean], xerr=[_err(p)], yerr=[_err(u)], marker="*",
+                ax.errorbar([p.mean], [u.mean], xerr=_errs([p]), yerr=_errs([u]), marker="*",
                             markersize=10, color="0.3", linestyle="none", label="baseline")
         if not plotted:
             bad = any(group_privacy(g, task).status == "invalid" for g in groups)
@@ -153,7 +172,8 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
     handles, _labels = axes[0].get_legend_handles_labels()
     if handles:
         axes[0].legend(fontsize=7, loc="best")
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(f"{title}\nerror bars: 95% interval (t over seeds; one seed: bootstrap over "
+                 "test documents; none without an interval)", fontsize=9)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata=PNG_METADATA)

@@ -51,6 +51,7 @@ from bench.report.results import (
     Stat,
     component,
     dig,
+    fmt_interval,
     stat,
     to_float,
 )
@@ -134,7 +135,8 @@ def judge(entry: Mapping[str, Any] | None, who: str) -> tuple[bool | None, str |
     if math.isfinite(f1) and math.isfinite(thr):
         from bench.attacks.adversary import privacy_validity
 
-        return privacy_validity({"adversary_macro_f1": f1, "chance_threshold": thr},
+        return privacy_validity({"adversary_macro_f1": f1, "chance_threshold": thr,
+                                 "adversary_macro_f1_ci95": entry.get("adversary_macro_f1_ci95")},
                                 who=f"adversary {who}")
     if entry.get("chance_level") is True:
         return False, f"adversary {who} is at chance on the unprivatized text: {NO_VALID}"
@@ -297,7 +299,8 @@ class GroupPrivacy:
     """One configuration's privacy on one attribute, over its seeds."""
 
     stat: Stat | None
-    """Privacy over the seeds whose measurement is not invalid (None: none)."""
+    """Privacy over the seeds whose measurement is not invalid (None: none), with its 95%
+    interval (t over seeds; one seed: the cell's ``privacy_ci95`` bootstrap interval)."""
     adversary: str
     """The adversary (the winner, per seed counts where they differ)."""
     n: int
@@ -332,7 +335,7 @@ class GroupPrivacy:
 
 def group_privacy(g: Group, task: str) -> GroupPrivacy:
     """Privacy of a configuration on one attribute (cells from :func:`select_privacy`)."""
-    vals, names, reasons = [], [], []
+    vals, cis, names, reasons = [], [], [], []
     n = n_bad = n_unknown = 0
     for r in g.records:
         p = dig(r.metrics, "privacy", task)
@@ -350,7 +353,8 @@ def group_privacy(g: Group, task: str) -> GroupPrivacy:
         if ok is None:
             n_unknown += 1
         vals.append(p.get("privacy"))
-    return GroupPrivacy(stat(vals), adversary_text(names), n, n_bad, n_unknown, reasons)
+        cis.append(p.get("privacy_ci95"))
+    return GroupPrivacy(stat(vals, cis), adversary_text(names), n, n_bad, n_unknown, reasons)
 
 
 def tasks_of(groups: Iterable[Group]) -> list[str]:
@@ -377,7 +381,8 @@ def validity_rows(groups: Sequence[Group]) -> list[dict[str, str]]:
         c = g.config
         for task in tasks_of([g]):
             gp = group_privacy(g, task)
-            f1 = g.stat(lambda m, t=task: m["privacy"][t]["adversary_macro_f1"])
+            f1 = g.stat(lambda m, t=task: m["privacy"][t]["adversary_macro_f1"],
+                        lambda m, t=task: m["privacy"][t]["adversary_macro_f1_ci95"])
             thr = g.stat(lambda m, t=task: m["privacy"][t]["chance_threshold"])
             if gp.status == "unknown":
                 found = [str(dig(r.metrics, "privacy", task, "privacy_invalid_reason") or "")
@@ -404,10 +409,7 @@ def validity_rows(groups: Sequence[Group]) -> list[dict[str, str]]:
 
 
 def _fmt(s: Stat | None) -> str:
-    if s is None:
-        return ""
-    text = f"{s.mean:.3f}"
-    return text + (f" ± {s.std:.3f}" if s.std is not None else "")
+    return fmt_interval(s, 3, False, "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -428,7 +430,8 @@ class GroupMIA:
     """One configuration's membership-inference AUC over its seeds."""
 
     stat: Stat | None
-    """AUC over the seeds whose MIA is not invalid."""
+    """AUC over the seeds whose MIA is not invalid, with its 95% interval (t over seeds; one
+    seed: the headline AUC's bootstrap interval ``mia_auc_ci``)."""
     ci: tuple[float, float] | None
     """The headline AUC's confidence interval (one seed only)."""
     attack: str
@@ -445,7 +448,7 @@ class GroupMIA:
 
 def group_mia(g: Group) -> GroupMIA | None:
     """The MIA of a configuration (None: no cell ran one)."""
-    vals, attacks, cis, reasons, ci1 = [], [], [], [], None
+    vals, val_cis, attacks, cis, reasons, ci1 = [], [], [], [], [], None
     n = n_bad = 0
     for r in g.records:
         auc = mia_auc(r.metrics)
@@ -455,7 +458,8 @@ def group_mia(g: Group) -> GroupMIA | None:
         n += 1
         attacks.append(str(mia.get("mia_attack") or ""))
         ci = mia.get("mia_auc_ci")
-        if isinstance(ci, (list, tuple)) and len(ci) == 2:
+        ci_ok = isinstance(ci, (list, tuple)) and len(ci) == 2
+        if ci_ok:
             lo, hi = to_float(ci[0]), to_float(ci[1])
             cis.append(f"seed {r.seed}: [{lo:.3f}, {hi:.3f}]")
             ci1 = (lo, hi)
@@ -466,9 +470,10 @@ def group_mia(g: Group) -> GroupMIA | None:
                 reasons.append(why)
             continue
         vals.append(auc)
+        val_cis.append(ci if ci_ok else None)
     if not n:
         return None
-    return GroupMIA(stat(vals), ci1 if n == 1 and len(cis) == 1 else None,
+    return GroupMIA(stat(vals, val_cis), ci1 if n == 1 and len(cis) == 1 else None,
                     adversary_text(attacks), n, n_bad, cis, reasons)
 
 

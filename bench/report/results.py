@@ -3,8 +3,9 @@
 A *configuration* is everything about a cell except its seed: dataset (name, config, loader
 version), model, mechanism, sensitivity approach, mapping (each with parameters and version), ε,
 the grid settings, and the suite version. Cells that differ only in the seed are pooled into one
-:class:`Group`, and every number a report shows is a :class:`Stat` (mean, sample std, n) over
-those seeds.
+:class:`Group`, and every number a report shows is a :class:`Stat` over those seeds: mean,
+sample std, n and a 95% interval (Student t over n ≥ 2 seeds; one seed: the cell's bootstrap
+interval over the test documents where the metric has one; see :mod:`bench.report.stats`).
 
 Mixing rules (never silently):
 
@@ -35,6 +36,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
 
 logger = logging.getLogger(__name__)
 
@@ -240,7 +243,14 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
 
 @dataclass(frozen=True)
 class Stat:
-    """Mean, sample standard deviation (None for one value) and count over seeds."""
+    """Mean over seeds, its sample standard deviation and count, and a 95% interval.
+
+    The interval (:mod:`bench.report.stats`): with n ≥ 2 seeds the Student-t interval of the
+    mean, ``mean ± t_{0.975, n−1} · s / √n`` (Student 1908; ``kind = "t"``); with one seed the
+    cell's own percentile-bootstrap interval over the test documents where the metric has one
+    (``*_ci95``, Efron & Tibshirani 1993, Ch. 13; ``kind = "bootstrap"``); otherwise none
+    (``kind`` None: cells from before suite 0.3.0, metrics without a bootstrap).
+    """
 
     mean: float
     """Arithmetic mean."""
@@ -248,18 +258,84 @@ class Stat:
     """Sample standard deviation (ddof = 1); None when n = 1."""
     n: int
     """Number of values."""
+    lo: float | None = None
+    """Lower end of the 95% interval (None: no interval)."""
+    hi: float | None = None
+    """Upper end of the 95% interval (None: no interval)."""
+    kind: str | None = None
+    """``"t"`` (over seeds), ``"bootstrap"`` (one run, over test documents) or None."""
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether there is an interval."""
+        return self.kind is not None and self.lo is not None and self.hi is not None
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the width of a t interval (symmetric); None for bootstrap or no interval."""
+        if self.kind != T or self.lo is None or self.hi is None:
+            return None
+        return (self.hi - self.lo) / 2
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """``(lo, hi)``, or ``(mean, mean)`` where there is no interval (for ranking)."""
+        if self.has_interval:
+            return float(self.lo), float(self.hi)  # type: ignore[arg-type]
+        return self.mean, self.mean
 
 
-def stat(values: Iterable[Any]) -> Stat | None:
-    """:class:`Stat` of the finite numbers among ``values`` (None/strings/non-finite skipped)."""
+def stat(values: Iterable[Any], cis: Iterable[Any] | None = None) -> Stat | None:
+    """:class:`Stat` of the finite numbers among ``values`` (None/strings/non-finite skipped).
+
+    Args:
+        values: one value per seed.
+        cis: optional, aligned with ``values``: each value's stored bootstrap interval
+            (``[lo, hi]`` or None). Used only when a single value remains (n = 1); with n ≥ 2
+            the interval is the t interval across seeds.
+    """
     vals = [to_float(v) for v in values]
-    vals = [v for v in vals if math.isfinite(v)]
-    if not vals:
+    ci_list = list(cis) if cis is not None else [None] * len(vals)
+    if len(ci_list) != len(vals):
+        raise ValueError(f"{len(ci_list)} intervals for {len(vals)} values")
+    pairs = [(v, c) for v, c in zip(vals, ci_list) if math.isfinite(v)]
+    if not pairs:
         return None
-    n = len(vals)
-    mean = math.fsum(vals) / n
-    std = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else None
+    kept = [v for v, _c in pairs]
+    n = len(kept)
+    mean, std = mean_std(kept)
+    if n >= 2:
+        _m, lo, hi = t_interval(kept)  # type: ignore[misc]
+        return Stat(mean, std, n, lo, hi, T)
+    ci = bootstrap_interval(pairs[0][1])
+    if ci is not None:
+        return Stat(mean, std, n, ci[0], ci[1], BOOTSTRAP)
     return Stat(mean, std, n)
+
+
+def fmt_interval(s: Stat | None, digits: int = 3, signed: bool = False,
+                 empty: str = "—") -> str:
+    """``mean ± half-width`` (t), ``mean [lo, hi]`` (bootstrap) or ``mean`` (no interval).
+
+    Rounded to ``digits``; ``signed`` puts a sign on the mean (deltas); ``empty`` for None.
+    """
+    if s is None:
+        return empty
+    text = round_text(s.mean, digits, signed)
+    if s.kind == T and s.half_width is not None:
+        text += f" ± {round_text(s.half_width, digits, False)}"
+    elif s.kind == BOOTSTRAP and s.has_interval:
+        text += (f" [{round_text(float(s.lo), digits, False)}, "  # type: ignore[arg-type]
+                 f"{round_text(float(s.hi), digits, False)}]")  # type: ignore[arg-type]
+    return text
+
+
+def round_text(x: float, digits: int, signed: bool) -> str:
+    """``x`` rounded to ``digits`` decimals (signed: with ``+``/``-``); never ``-0.000``."""
+    text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+    if float(text) == 0.0:  # no "-0.000"
+        text = f"{0.0:+.{digits}f}" if signed else f"{0.0:.{digits}f}"
+    return text
 
 
 def dig(obj: Any, *path: str) -> Any:
@@ -345,9 +421,19 @@ class Group:
     records: list[CellRecord]
     """Its cells, sorted by seed then hash."""
 
-    def stat(self, get: Callable[[Mapping[str, Any]], Any]) -> Stat | None:
-        """:class:`Stat` over seeds of ``get(metrics)`` (missing values are skipped)."""
-        return stat(_safe(get, r.metrics) for r in self.records)
+    def stat(self, get: Callable[[Mapping[str, Any]], Any],
+             ci: Callable[[Mapping[str, Any]], Any] | None = None) -> Stat | None:
+        """:class:`Stat` over seeds of ``get(metrics)`` (missing values are skipped).
+
+        Args:
+            get: the value of one cell's metrics.
+            ci: optional, that value's stored bootstrap interval (``[lo, hi]``, e.g.
+                ``m["utility"]["macro_f1_ci95"]``); it becomes the interval when only one
+                seed has a value (see :class:`Stat`).
+        """
+        vals = [_safe(get, r.metrics) for r in self.records]
+        cis = [_safe(ci, r.metrics) for r in self.records] if ci is not None else None
+        return stat(vals, cis)
 
     def count(self, pred: Callable[[Mapping[str, Any]], bool]) -> int:
         """Number of cells whose metrics satisfy ``pred``."""

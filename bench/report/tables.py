@@ -1,15 +1,19 @@
 """Report tables: trade-off (Riecker 2023), rewrite (Huang et al. 2024), guarantees (Table 5.2).
 
 Each builder returns :class:`Table` objects that render to Markdown, LaTeX (booktabs) and CSV.
-The Markdown and LaTeX files show rounded numbers (3 decimals; BLEU 2; ``mean ± std`` over
-seeds when there is more than one), the CSV holds the same rows in tidy form with 6 decimals,
-the std and the seed count. Everything is sorted in a stable order, so the same results give
-byte-identical files.
+The Markdown and LaTeX files show rounded numbers (3 decimals; BLEU 2) with their 95% interval
+(:class:`bench.report.results.Stat`): ``mean ± half-width`` of the Student-t interval over
+n ≥ 2 seeds, ``mean [lo, hi]`` for one seed's bootstrap interval over the test documents, the
+bare mean where there is no interval; the CSV holds the same rows in tidy form with 6
+decimals, the std, the interval ends (``*_ci_lo``, ``*_ci_hi``) and the seed count. Everything
+is sorted in a stable order, so the same results give byte-identical files.
 
 * :func:`tradeoff_tables` — one table per sensitivity approach; rows mapping × mechanism ×
   model × dataset × ε × private attribute; columns Adversary (the attack privacy is read from:
   the strongest by default), Change in Utility, Change in Privacy, Trade-off (= ΔU + ΔP,
-  Riecker 2023, Sec. 4.2). Favourable trade-offs (> 0) in bold; cells whose utility model or
+  Riecker 2023, Sec. 4.2). A Δ not distinguishable from zero carries the marker ``ns``
+  (:func:`delta_test`: paired t over seeds, or overlapping bootstrap intervals for one seed).
+  Favourable trade-offs (> 0) in bold; cells whose utility model or
   adversary is no better than chance are kept and flagged (the thesis leaves them out of
   Tables 5.1–6.4). Where the privacy measurement is not valid (the adversary is at chance on
   the unprivatized baseline) Change in Privacy reads "no valid privacy measurement" and there
@@ -43,6 +47,8 @@ from typing import Any
 from bench.report.privacy import (
     NO_VALID,
     GroupPrivacy,
+    baseline_index,
+    baseline_of,
     describe_choice,
     group_privacy,
     tasks_of,
@@ -53,9 +59,12 @@ from bench.report.results import (
     Stat,
     dig,
     fmt_eps,
+    fmt_interval,
+    round_text,
     stat,
     to_float,
 )
+from bench.report.stats import Significance, delta_significance
 
 logger = logging.getLogger(__name__)
 
@@ -68,21 +77,41 @@ DASH = "—"
 # --------------------------------------------------------------------------------------------
 
 
-def _round_text(x: float, digits: int, signed: bool) -> str:
-    text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
-    if float(text) == 0.0:  # no "-0.000"
-        text = f"{0.0:+.{digits}f}" if signed else f"{0.0:.{digits}f}"
-    return text
+_round_text = round_text
 
 
 def fmt_stat(s: Stat | None, digits: int = 3, signed: bool = False) -> str:
-    """``mean`` or ``mean ± std`` (n > 1), rounded; :data:`DASH` for no value."""
-    if s is None:
-        return DASH
-    text = _round_text(s.mean, digits, signed)
-    if s.std is not None:
-        text += f" ± {_round_text(s.std, digits, False)}"
+    """``mean ± half-width`` (t over seeds), ``mean [lo, hi]`` (one run's bootstrap) or ``mean``.
+
+    Rounded; :data:`DASH` for no value (:func:`bench.report.results.fmt_interval`).
+    """
+    return fmt_interval(s, digits, signed, DASH)
+
+
+NS = "ns"
+"""Marker after a Δ that is not significantly different from zero (:func:`delta_test`)."""
+
+
+def fmt_delta(s: Stat | None, sig: Significance | None, digits: int = 3) -> str:
+    """A signed Δ with its interval and, where it is not significant, the :data:`NS` marker."""
+    text = fmt_stat(s, digits, signed=True)
+    if s is not None and sig is not None and sig.significant is False:
+        text += f" {NS}"
     return text
+
+
+def interval_note() -> str:
+    """What every interval in the report is (the notes under tables, the leaderboard).
+
+    The resample count is the runner's, :data:`bench.metrics.classification.BOOTSTRAP_RESAMPLES`.
+    """
+    from bench.metrics.classification import BOOTSTRAP_RESAMPLES
+
+    return (f"95% interval: t over n seeds; single run: bootstrap over test documents "
+            f"({BOOTSTRAP_RESAMPLES:,} resamples). Shown as mean ± half-width of the Student-t "
+            "interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2 seeds; as mean [lo, hi] for one "
+            "seed's percentile bootstrap; the bare mean where there is no interval (cells from "
+            "before suite 0.3.0, metrics without a bootstrap).")
 
 
 def csv_num(x: float | None) -> str:
@@ -241,7 +270,8 @@ _TEX_UNICODE = {"±": r"\ensuremath{\pm}", "ε": r"\ensuremath{\varepsilon}",
                 "δ": r"\ensuremath{\delta}", "γ": r"\ensuremath{\gamma}",
                 "θ": r"\ensuremath{\theta}", "≤": r"\ensuremath{\le}",
                 "≥": r"\ensuremath{\ge}", "×": r"\ensuremath{\times}",
-                "★": r"\ensuremath{\star}", "−": "-", "—": "---", "–": "--", "†": r"\dag{}"}
+                "★": r"\ensuremath{\star}", "√": r"\ensuremath{\surd}", "−": "-", "—": "---",
+                "–": "--", "†": r"\dag{}"}
 
 
 def tex_escape(text: str) -> str:
@@ -277,8 +307,17 @@ TRADEOFF_NOTES = [
     ),
     (
     "Bold: favourable trade-off (> 0). Flag: no better than chance (utility model or "
-    "adversary); such rows are kept and flagged (the thesis leaves them out). "
-    "Values: mean ± sample std over n seeds."
+    "adversary); such rows are kept and flagged (the thesis leaves them out)."
+    ),
+    "{interval}",
+    (
+    "ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval "
+    "of the per-seed differences (privatized − the baseline of the same seed, which shares its "
+    "data split and model seed) contains 0; that is the interval shown. With one seed: the "
+    "privatized and the baseline bootstrap intervals overlap (conservative: overlapping "
+    "intervals do not prove that there is no difference); a Δ of one seed has no interval of "
+    "its own, and its trade-off is not judged. Flag \"no interval\": one seed without bootstrap "
+    "intervals, so no Δ could be judged."
     ),
     (
     "Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the "
@@ -286,11 +325,94 @@ TRADEOFF_NOTES = [
     f"the unprivatized baseline); elsewhere \"{NO_VALID}\" and no trade-off."
     ),
 ]
-"""Notes under every trade-off table; ``{privacy}`` is filled by ``describe_choice``."""
+"""Notes under every trade-off table; ``{privacy}`` is filled by ``describe_choice``,
+``{interval}`` by :func:`interval_note`."""
 
 
 def _privacy_tasks(g: Group) -> list[str]:
     return tasks_of([g])
+
+
+def delta_utility(m: Mapping[str, Any], task: str | None = None) -> Any:
+    """A cell's Δutility vs its baseline (per attribute where given, else the cell's)."""
+    vs = m["vs_baseline"]
+    if task is not None:
+        return vs["by_privacy_task"][task]["delta_utility"]
+    if vs.get("delta_utility") is not None:
+        return vs["delta_utility"]
+    for entry in (vs.get("by_privacy_task") or {}).values():
+        if isinstance(entry, Mapping) and entry.get("delta_utility") is not None:
+            return entry["delta_utility"]
+    return None
+
+
+def utility_ci(m: Mapping[str, Any]) -> Any:
+    """A cell's bootstrap interval of the utility macro-F1 (None in older cells)."""
+    return m["utility"]["macro_f1_ci95"]
+
+
+def privacy_ci(task: str) -> Callable[[Mapping[str, Any]], Any]:
+    """Getter of a cell's bootstrap interval of the privacy read on ``task`` (None if absent)."""
+    return lambda m: m["privacy"][task]["privacy_ci95"]
+
+
+@dataclass
+class DeltaTest:
+    """A Δ vs the baseline over seeds and whether it differs from zero."""
+
+    stat: Stat | None
+    """The Δ over the paired seeds (t interval for n ≥ 2; no interval for one seed)."""
+    sig: Significance
+    """:func:`bench.report.stats.delta_significance` of the per-seed differences."""
+
+
+def delta_test(g: Group, key: str, task: str | None = None,
+               base_index: Mapping[str, list[CellRecord]] | None = None) -> DeltaTest:
+    """Δ (``delta_utility``, ``delta_privacy`` or ``tradeoff``) of a configuration, and its test.
+
+    The per-seed differences are the cells' own ``vs_baseline`` deltas (privatized − the
+    baseline of the same seed: paired by seed). n ≥ 2: the paired t interval
+    (:func:`bench.report.stats.delta_significance`). One seed: the cell's bootstrap interval
+    of the metric against its baseline cell's (found in ``base_index``,
+    :func:`bench.report.privacy.baseline_index`); the trade-off has no such rule.
+
+    Args:
+        g: a privatized configuration.
+        key: which Δ.
+        task: the private attribute (None: Δutility of the cell, for the leaderboard).
+        base_index: baselines of the report's cells (needed for the one-seed rule).
+    """
+    if key == "delta_utility":
+        def get(m: Mapping[str, Any]) -> Any:
+            return delta_utility(m, task)
+    else:
+        def get(m: Mapping[str, Any]) -> Any:
+            return m["vs_baseline"]["by_privacy_task"][task][key]
+    s = g.stat(get)
+    diffs = [_value(get, r) for r in g.records]
+    ci_priv = ci_base = None
+    paired = [r for r, d in zip(g.records, diffs) if d is not None]
+    if len(paired) == 1 and base_index is not None and key != "tradeoff":
+        rec = paired[0]
+        base = baseline_of(rec, base_index)
+        ci = utility_ci if key == "delta_utility" else privacy_ci(str(task))
+        ci_priv = _value(ci, rec)
+        ci_base = _value(ci, base) if base is not None else None
+    if key == "tradeoff" and len(paired) == 1:
+        return DeltaTest(s, Significance(None, "", 1))
+    return DeltaTest(s, delta_significance([d for d in diffs if d is not None], ci_priv,
+                                           ci_base))
+
+
+def _value(get: Callable[[Mapping[str, Any]], Any], rec: CellRecord) -> Any:
+    try:
+        v = get(rec.metrics)
+    except (KeyError, TypeError, IndexError, AttributeError):
+        return None
+    if isinstance(v, (list, tuple)):
+        return v
+    f = to_float(v)
+    return f if math.isfinite(f) else None
 
 
 def _flag(g: Group, task: str, has_delta: bool, gp: GroupPrivacy | None = None) -> str:
@@ -336,22 +458,27 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
         if not g.config.is_baseline:
             by_sens.setdefault(g.config.sensitivity, []).append(g)
     tables, used = [], set()
+    base_index = baseline_index(r for g in groups for r in g.records)
     for sens in sorted(by_sens):
         rows, records, invalid = [], [], {}
         for g in by_sens[sens]:
             c = g.config
             for task in _privacy_tasks(g):
-                def delta(key: str, task: str = task) -> Callable[[Mapping[str, Any]], Any]:
-                    return lambda m: m["vs_baseline"]["by_privacy_task"][task][key]
-                du, dp, to = (g.stat(delta(k)) for k in ("delta_utility", "delta_privacy",
-                                                          "tradeoff"))
+                tu, tp, tt = (delta_test(g, k, task, base_index)
+                              for k in ("delta_utility", "delta_privacy", "tradeoff"))
                 gp = group_privacy(g, task)
                 if gp.status == "invalid":
-                    dp = to = None
+                    tp = tt = DeltaTest(None, Significance(None, ""))
+                du, dp, to = tu.stat, tp.stat, tt.stat
                 flag = _flag(g, task, du is not None, gp)
+                unjudged = [t for t in (tu, tp) if t.stat is not None
+                            and t.sig.significant is None]
+                if unjudged:
+                    flag = "; ".join(x for x in (flag, "no interval") if x)
                 favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
                 n = len(g.records)
-                dp_text = NO_VALID if gp.status == "invalid" else fmt_stat(dp, signed=True)
+                dp_text = NO_VALID if gp.status == "invalid" else fmt_delta(dp, tp.sig)
+                rules = sorted({t.sig.rule for t in (tu, tp, tt) if t.sig.rule})
                 for why in gp.reasons:
                     invalid.setdefault((c.dataset, task), [])
                     if why not in invalid[(c.dataset, task)]:
@@ -359,8 +486,8 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
                 rows.append([Value(c.mapping), Value(c.mechanism), Value(c.model),
                              Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
                              Value(gp.adversary),
-                             Value(fmt_stat(du, signed=True)), Value(dp_text),
-                             Value(fmt_stat(to, signed=True), bold=favourable),
+                             Value(fmt_delta(du, tu.sig)), Value(dp_text),
+                             Value(fmt_delta(to, tt.sig), bold=favourable),
                              Value(str(n)), Value(flag)])
                 records.append({
                     "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
@@ -368,15 +495,17 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
                     .replace("∞", "inf"), "attribute": task, "adversary": gp.adversary,
                     "suite_version": c.suite_version,
                     "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
-                    **_csv_stat("delta_utility", du), **_csv_stat("delta_privacy", dp),
-                    **_csv_stat("tradeoff", to), "favourable": str(favourable).lower(),
+                    **_csv_stat("delta_utility", du, tu.sig),
+                    **_csv_stat("delta_privacy", dp, tp.sig),
+                    **_csv_stat("tradeoff", to, tt.sig), "significance_rule": "; ".join(rules),
+                    "favourable": str(favourable).lower(),
                     "privacy_valid": {True: "true", False: "false"}.get(gp.valid, ""),
                     "privacy_status": gp.status_text(), "flag": flag})
         name = _unique(f"tradeoff_{slug(sens)}", used)
         who = "" if adversary is None else f" (adversary: {adversary})"
         title = f"{title_prefix}Privacy-utility trade-off{who}, sensitivity approach: {sens}"
         notes = [TRADEOFF_NOTES[0].format(privacy=describe_choice(adversary)),
-                 *TRADEOFF_NOTES[1:]]
+                 TRADEOFF_NOTES[1], interval_note(), *TRADEOFF_NOTES[3:]]
         notes += [f"{NO_VALID.capitalize()} for {ds} / {task}: {'; '.join(why)}."
                   for (ds, task), why in sorted(invalid.items())]
         tables.append(Table(name, title, ["Mapping", "Mechanism", "Model", "Dataset", "ε",
@@ -386,9 +515,15 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
     return tables
 
 
-def _csv_stat(name: str, s: Stat | None) -> dict[str, str]:
-    return {f"{name}_mean": csv_num(s.mean if s else None),
-            f"{name}_std": csv_num(s.std if s else None)}
+def _csv_stat(name: str, s: Stat | None, sig: Significance | None = None) -> dict[str, str]:
+    out = {f"{name}_mean": csv_num(s.mean if s else None),
+           f"{name}_std": csv_num(s.std if s else None),
+           f"{name}_ci_lo": csv_num(s.lo if s and s.has_interval else None),
+           f"{name}_ci_hi": csv_num(s.hi if s and s.has_interval else None)}
+    if sig is not None:
+        out[f"{name}_significant"] = {True: "true", False: "false"}.get(
+            sig.significant if s is not None else None, "")
+    return out
 
 
 def _unique(name: str, used: set[str]) -> str:
@@ -525,6 +660,8 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
                                 "epsilon": fmt_eps(e).replace("∞", "inf"),
                                 "mean": csv_num(s.mean if s else None),
                                 "std": csv_num(s.std if s else None),
+                                "ci_lo": csv_num(s.lo if s and s.has_interval else None),
+                                "ci_hi": csv_num(s.hi if s and s.has_interval else None),
                                 "n_seeds": str(s.n if s else 0),
                                 "best": str(i in best).lower(),
                                 "original": csv_num(orig.mean if orig else None)})
@@ -533,7 +670,10 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
                  "and BERTScore F1 in [0, 1], corpus BLEU in [0, 100]."),
                  ("Original: the unprivatized text compared with itself (identity values, not "
                  "measured); loss: the baseline model's. Bold: best value per ε (where at least "
-                 "two mechanisms share that ε). Values: mean ± sample std over seeds.")]
+                 "two mechanisms share that ε)."),
+                 ("Values: mean ± half-width of the 95% t interval over n seeds, "
+                  "mean ± t(0.975, n−1)·s/√n; a single run has no interval here (rewrite "
+                  "metrics carry no bootstrap interval) and shows the bare value.")]
         n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0))
                          for c in cols.values() for r in c.values()})
         if n_docs:

@@ -13,6 +13,10 @@ lstm, adversaries lexical, informed and lstm on two attributes, a baseline and m
 over seeds 0 and 1. ``age`` is valid (the strongest adversary, lexical, beats chance on the
 baseline; the lstm adversary does not); ``gender`` is not (every adversary is at chance on the
 baseline). The mvl cells carry the headline MIA with its CI (valid at ε = 1, not at ε = 10).
+Every macro-F1 carries its bootstrap interval as suite 0.3.0 writes it (``macro_f1_ci95``,
+``privacy_ci95``, ``adversary_macro_f1_ci95``): :data:`CI_HALF` either side of the value, so the
+one-seed rules are easy to check by hand (seed 0: mvl ε=1 differs from the baseline in utility
+and age privacy, disjoint intervals; mvl ε=10 does not, overlapping intervals).
 
 Example:
     $ .venv/bin/python tests/report/make_fixtures.py
@@ -163,6 +167,8 @@ ADV_SETTINGS = dict(SETTINGS, adversaries=["lexical", "informed", "model"], mia=
                     rewrite_metrics=False)
 THRESHOLD = {"age": 0.35, "gender": 0.55}
 """Chance threshold (macro-F1) of each attribute's test split."""
+CI_HALF = 0.05
+"""Half-width of every fixture bootstrap interval (``*_ci95``)."""
 ADVERSARIES = ("lexical", "informed", "lstm")
 """Run order (ties: the first wins, as in ``bench.attacks.adversary.strongest``)."""
 
@@ -192,9 +198,15 @@ def _adv_spec(mech: str, eps: float | str, seed: int) -> dict:
     return s
 
 
+def _ci(x: float) -> list[float]:
+    """The fixture's bootstrap interval around ``x``: ``[x − CI_HALF, x + CI_HALF]`` in [0, 1]."""
+    return [round(max(x - CI_HALF, 0.0), 6), round(min(x + CI_HALF, 1.0), 6)]
+
+
 def _by_adversary(task: str, f1s: tuple[float, ...]) -> dict:
     thr = THRESHOLD[task]
-    return {name: {"privacy": round(1 - f1, 6), "adversary_macro_f1": f1,
+    return {name: {"privacy": round(1 - f1, 6), "privacy_ci95": _ci(round(1 - f1, 6)),
+                   "adversary_macro_f1": f1, "adversary_macro_f1_ci95": _ci(f1),
                    "adversary_accuracy": f1, "adversary_per_class_f1": [f1, f1],
                    "n": 40, "chance_threshold": thr, "chance_level": f1 <= thr,
                    "fit_seconds": 0.5, "predict_seconds": 0.1, "version": "1"}
@@ -222,7 +234,8 @@ def adversary_cells() -> list[tuple[dict, dict]]:
         priv = {t: _headline(_by_adversary(t, f1s)) for t, f1s in tasks.items()}
         m = {"cell": spec["name"], "dataset_hash": DATA_HASH,
              "suite_version": spec["suite_version"],
-             "utility": {"task": "sentiment", "macro_f1": u, "accuracy": u,
+             "utility": {"task": "sentiment", "macro_f1": u, "macro_f1_ci95": _ci(u),
+                         "accuracy": u,
                          "chance_level": False, "chance_threshold": 0.25, "n": 40},
              "privacy": priv, "runtime": {"total_seconds": 1.0},
              "privatization": {"n_tokens": 1000},

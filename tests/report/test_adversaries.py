@@ -28,20 +28,20 @@ HEADLINE_ROWS = """\
 | Change in Privacy | Trade-off | n | Flag |
 |:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|:---|
 | nearest | mvl | lstm | trustpilot | 1 | age | informed 1/2, lexical 1/2 | -0.200 ± 0.000 \
-| +0.125 ± 0.035 | -0.075 ± 0.035 | 2 |  |
+| +0.125 ± 0.318 ns | -0.075 ± 0.318 ns | 2 |  |
 |  |  |  |  | 1 | gender | informed 1/2, lexical 1/2 | -0.200 ± 0.000 \
 | no valid privacy measurement | — | 2 | adversary ≈ chance (2/2 seeds); adversary ≈ chance on \
 the baseline |
-|  |  |  |  | 10 | age | lexical | +0.025 ± 0.035 | +0.050 ± 0.000 | **+0.075 ± 0.035** | 2 \
-|  |
-|  |  |  |  | 10 | gender | lexical 1/2, lstm 1/2 | +0.025 ± 0.035 \
+|  |  |  |  | 10 | age | lexical | +0.025 ± 0.318 ns | +0.050 ± 0.000 \
+| **+0.075 ± 0.318 ns** | 2 |  |
+|  |  |  |  | 10 | gender | lexical 1/2, lstm 1/2 | +0.025 ± 0.318 ns \
 | no valid privacy measurement | — | 2 | adversary ≈ chance (2/2 seeds); adversary ≈ chance on \
 the baseline |
 """
 
 LEXICAL_ROWS = """\
-| nearest | mvl | lstm | trustpilot | 1 | age | lexical | -0.200 ± 0.000 | +0.150 ± 0.071 \
-| -0.050 ± 0.071 | 2 |  |
+| nearest | mvl | lstm | trustpilot | 1 | age | lexical | -0.200 ± 0.000 | +0.150 ± 0.635 ns \
+| -0.050 ± 0.635 ns | 2 |  |
 |  |  |  |  | 1 | gender | lexical | -0.200 ± 0.000 | no valid privacy measurement | — | 2 \
 | adversary ≈ chance (2/2 seeds); adversary ≈ chance on the baseline |
 """
@@ -69,9 +69,10 @@ def test_headline_tradeoff_invalid_privacy_has_no_delta(adv_results: Path,
     gender = [line for line in csv if ",gender," in line]
     assert len(gender) == 2
     for line in gender:  # no Δprivacy, no trade-off, the status in words
-        assert ",,,,,false,false,no valid privacy measurement," in line
+        assert ",,,,,,,,,,,paired t,false,false,no valid privacy measurement," in line
     assert any(line.startswith("none,nearest,mvl,lstm,trustpilot,10,age,lexical,") and
-               ",0.050000,0.000000,0.075000,0.035355,true,true,valid," in line for line in csv)
+               ",0.050000,0.000000,0.050000,0.050000,true,0.075000,0.035355,-0.242655,0.392655,"
+               "false,paired t,true,true,valid," in line for line in csv)
     tex = (tmp_path / "r" / "tables" / "tradeoff_none.tex").read_text()
     assert tex.count("no valid privacy measurement & --- &") == 2
     assert "Adversary" in tex
@@ -85,7 +86,8 @@ def test_index_states_validity_per_dataset_and_task(adv_results: Path, tmp_path:
     assert "## Privacy measurement" in index
     assert "1 − macro-F1 of the strongest adversary" in index
     assert "**No valid privacy measurement** for trustpilot / gender (lstm)." in index
-    assert ("| trustpilot | lstm | age | lexical | 0.550 ± 0.071 | 0.350 ± 0.000 | yes | — |"
+    # baseline macro-F1 of lexical on age over seeds 0, 1 (0.6, 0.5): 0.55 ± t(0.975, 1)·0.0707/√2
+    assert ("| trustpilot | lstm | age | lexical | 0.550 ± 0.635 | 0.350 ± 0.000 | yes | — |"
             in index)
     gender = next(line for line in index.splitlines() if line.startswith("| trustpilot | lstm "
                                                                          "| gender |"))
@@ -106,11 +108,11 @@ def test_leaderboard_shows_winner_invalid_privacy_and_mia(adv_results: Path,
     page = (tmp_path / "r" / "leaderboard.html").read_text()
     rows = _rows(page)
     mvl, base = rows["mvl"], rows["none"]
-    assert mvl["privacy_age_eps10"] == '0.500 ± 0.071 <span class="adv">(lexical)</span>'
+    assert mvl["privacy_age_eps10"] == '0.500 ± 0.635 <span class="adv">(lexical)</span>'
     assert mvl["privacy_gender_eps10"] == NO_VALID
     assert base["privacy_gender_epsinf"] == NO_VALID  # the baseline's own check
     assert mvl["mia_auc_eps10"] == NO_VALID_MIA
-    assert mvl["mia_auc_eps1"].startswith("0.550 ± 0.014")
+    assert mvl["mia_auc_eps1"].startswith("0.550 ± 0.127")  # t interval over 2 seeds
     assert 'title="seed 0: [0.510, 0.610]; seed 1: [0.490, 0.590]"' in page
     assert 'title="adversary macro-F1: informed 0.450, lexical 0.500, lstm 0.310"' in page
     assert re.search(r'<td class="num invalid" data-v=""[^>]*>no valid privacy', page)
@@ -132,10 +134,10 @@ def test_mia_ci_shown_for_one_seed(adv_results: Path, tmp_path: Path) -> None:
 def test_curves_leave_out_invalid_privacy(adv_results: Path, tmp_path: Path) -> None:
     build_report(adv_results, tmp_path / "r")
     csv = (tmp_path / "r" / "curves.csv").read_text().splitlines()
-    assert ("trustpilot,lstm,mvl · sens=none · map=nearest,1,gender,0.550000,0.070711,,,"
-            "\"informed 1/2, lexical 1/2\",no valid privacy measurement,2") in csv
-    assert ("trustpilot,lstm,mvl · sens=none · map=nearest,10,age,0.775000,0.035355,0.500000,"
-            "0.070711,lexical,valid,2") in csv
+    assert ("trustpilot,lstm,mvl · sens=none · map=nearest,1,gender,0.550000,0.070711,-0.085310,"
+            "1.185310,,,,,\"informed 1/2, lexical 1/2\",no valid privacy measurement,2") in csv
+    assert ("trustpilot,lstm,mvl · sens=none · map=nearest,10,age,0.775000,0.035355,0.457345,"
+            "1.092655,0.500000,0.070711,-0.135310,1.135310,lexical,valid,2") in csv
     assert (tmp_path / "r" / "plots" / "curves_trustpilot_lstm.png").stat().st_size > 10_000
 
 
@@ -149,7 +151,7 @@ def test_adversary_option_named(adv_results: Path, tmp_path: Path) -> None:
     # Δprivacy recomputed against the baseline's lexical adversary: (0.6−0.4, 0.6−0.5)
     assert LEXICAL_ROWS in md
     index = (tmp_path / "r" / "index.md").read_text()
-    assert "| trustpilot | lstm | age | lexical | 0.550 ± 0.071 |" in index
+    assert "| trustpilot | lstm | age | lexical | 0.550 ± 0.635 |" in index
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert metrics["privacy_adversary"] == "lexical"
 
@@ -197,7 +199,7 @@ def test_old_schema_cells_load_as_one_adversary(results: Path, tmp_path: Path) -
     summary = build_report(results, tmp_path / "r", adversary="model")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
     assert ("|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | "
-            "+0.250 ± 0.071 | **+0.050 ± 0.071** | 2 |  |") in md
+            "+0.250 ± 0.635 ns | **+0.050 ± 0.635 ns** | 2 |  |") in md
     assert summary.invalid_privacy == []
     with pytest.raises(ReportError, match="run on no cell"):
         build_report(results, tmp_path / "r", adversary="lexical")
@@ -263,7 +265,7 @@ def test_named_adversary_without_a_matching_baseline_shows_no_headline_delta(
     build_report(adv_results, tmp_path / "r", adversary="lexical")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
     # the runner's Δutility stays; its Δprivacy was the headline's, so none is shown
-    assert "| 10 | age | lexical | +0.025 ± 0.035 | — | — | 2 |  |" in md
+    assert "| 10 | age | lexical | +0.025 ± 0.318 ns | — | — | 2 |  |" in md
     index = (tmp_path / "r" / "index.md").read_text()
     assert "| trustpilot | lstm | age | — | — | — | unknown | no unprivatized baseline" in index
 

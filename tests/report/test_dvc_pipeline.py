@@ -63,7 +63,7 @@ def test_dvc_repro_smoke(tmp_path: Path) -> None:
     assert sh(DVC, "remote", "list").strip() == ""
     out = sh(DVC, "repro")
     assert "Running stage 'report'" in out
-    report = repo / "results" / "report"
+    report = repo / "results" / "reference" / "smoke" / "report"
     for f in ("index.md", "leaderboard.html", "metrics.json", "curves.csv",
               "tables/tradeoff_none.md", "tables/guarantees.tex"):
         assert (report / f).is_file(), f
@@ -72,9 +72,11 @@ def test_dvc_repro_smoke(tmp_path: Path) -> None:
     metrics = json.loads(sh(DVC, "metrics", "show", "--json"))
     assert json.dumps(metrics).count("utility_macro_f1") == 3
     lock = (repo / "dvc.lock").read_text()
-    assert "results/cells" in lock and "results/report/metrics.json" in lock
+    assert "results/reference/smoke/cells" in lock
+    assert "results/reference/smoke/report/metrics.json" in lock
     # up to date now; the persisted cells survive a forced re-run of `run`
     assert "up to date" in sh(DVC, "repro")
-    before = sorted(p.name for p in (repo / "results" / "cells").iterdir())
+    cells = repo / "results" / "reference" / "smoke" / "cells"
+    before = sorted(p.name for p in cells.iterdir())
     assert "3 already done" in sh(DVC, "repro", "-f", "-s", "run")
-    assert sorted(p.name for p in (repo / "results" / "cells").iterdir()) == before
+    assert sorted(p.name for p in cells.iterdir()) == before

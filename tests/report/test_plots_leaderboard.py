@@ -32,10 +32,15 @@ def test_plots_written_non_empty_and_deterministic(report) -> None:
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
         assert b"matplotlib" not in data.lower()  # no Software chunk with the version
     csv = (out / "curves.csv").read_text().splitlines()
-    assert csv[0] == ("dataset,model,mechanism,epsilon,attribute,utility,utility_std,privacy,"
-                      "privacy_std,adversary,privacy_status,n_seeds")
+    assert csv[0] == ("dataset,model,mechanism,epsilon,attribute,utility,utility_std,"
+                      "utility_ci_lo,utility_ci_hi,privacy,privacy_std,privacy_ci_lo,"
+                      "privacy_ci_hi,adversary,privacy_status,n_seeds")
+    # t intervals over 2 seeds: half-width 12.706 · s / √2
     assert ("bbc(suite=0.1.0),lstm,mvl · sens=none · map=nearest,1,entities,0.650000,0.070711,"
-            "0.700000,0.141421,lstm,unknown,2") in csv
+            "0.014690,1.285310,0.700000,0.141421,-0.570620,1.970620,lstm,unknown,2") in csv
+    # one old cell (no bootstrap interval): no interval, not an invented one
+    assert ("bbc(suite=0.0.9),lstm,mvl · sens=none · map=nearest,10,entities,0.500000,,,,"
+            "0.500000,,,,lstm,unknown,1") in csv
     groups, _ = group_cells(load_results(out.parent / "results").cells)
     assert render_curves(groups, "t") == render_curves(groups, "t")
 

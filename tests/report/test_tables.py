@@ -16,8 +16,17 @@ Change = privatized − unprivatized baseline of the same dataset, model and see
 macro-F1 of the utility model, privacy = 1 − macro-F1 of the strongest adversary (max over the \
 adversaries run); trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2).  
 Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model or adversary); \
-such rows are kept and flagged (the thesis leaves them out). Values: mean ± sample std over n \
-seeds.  
+such rows are kept and flagged (the thesis leaves them out).  
+95% interval: t over n seeds; single run: bootstrap over test documents (1,000 resamples). Shown \
+as mean ± half-width of the Student-t interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2 seeds; as \
+mean [lo, hi] for one seed's percentile bootstrap; the bare mean where there is no interval \
+(cells from before suite 0.3.0, metrics without a bootstrap).  
+ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval of the \
+per-seed differences (privatized − the baseline of the same seed, which shares its data split \
+and model seed) contains 0; that is the interval shown. With one seed: the privatized and the \
+baseline bootstrap intervals overlap (conservative: overlapping intervals do not prove that \
+there is no difference); a Δ of one seed has no interval of its own, and its trade-off is not \
+judged. Flag "no interval": one seed without bootstrap intervals, so no Δ could be judged.  
 Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the \
 trade-off exist only where the privacy measurement is valid (the adversary beats chance on the \
 unprivatized baseline); elsewhere "no valid privacy measurement" and no trade-off."""
@@ -29,13 +38,13 @@ TRADEOFF_NONE_MD = """\
 | Change in Privacy | Trade-off | n | Flag |
 |:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|:---|
 | nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | lstm | — | — | — | 1 | no baseline |
-|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | +0.250 ± 0.071 \
-| **+0.050 ± 0.071** | 2 |  |
-|  |  |  |  | 10 | entities | lstm | -0.025 ± 0.035 | -0.025 ± 0.035 | -0.050 ± 0.071 | 2 \
-|  |
-| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | lstm | -0.600 ± 0.141 | +0.400 ± 0.000 \
-| -0.200 ± 0.141 | 2 | utility ≈ chance (1/2 seeds) |
-|  |  |  |  | 10 | entities | lstm | +0.000 ± 0.000 | +0.050 ± 0.000 | **+0.050 ± 0.000** \
+|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | +0.250 ± 0.635 ns \
+| **+0.050 ± 0.635 ns** | 2 |  |
+|  |  |  |  | 10 | entities | lstm | -0.025 ± 0.318 ns | -0.025 ± 0.318 ns \
+| -0.050 ± 0.635 ns | 2 |  |
+| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | lstm | -0.600 ± 1.271 ns | +0.400 ± 0.000 \
+| -0.200 ± 1.271 ns | 2 | utility ≈ chance (1/2 seeds) |
+|  |  |  |  | 10 | entities | lstm | +0.000 ± 0.000 ns | +0.050 ± 0.000 | **+0.050 ± 0.000** \
 | 2 | adversary ≈ chance (2/2 seeds) |
 """ + NOTES + """  
 Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are \
@@ -44,32 +53,38 @@ labelled suite=&lt;version&gt;
 
 TRADEOFF_NONE_CSV = """\
 sensitivity,mapping,mechanism,model,dataset,epsilon,attribute,adversary,suite_version,n_seeds,\
-seeds,delta_utility_mean,delta_utility_std,delta_privacy_mean,delta_privacy_std,tradeoff_mean,\
-tradeoff_std,favourable,privacy_valid,privacy_status,flag
-none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,lstm,0.0.9,1,0,,,,,,,false,,unknown,\
-no baseline
+seeds,delta_utility_mean,delta_utility_std,delta_utility_ci_lo,delta_utility_ci_hi,\
+delta_utility_significant,delta_privacy_mean,delta_privacy_std,delta_privacy_ci_lo,\
+delta_privacy_ci_hi,delta_privacy_significant,tradeoff_mean,tradeoff_std,tradeoff_ci_lo,\
+tradeoff_ci_hi,tradeoff_significant,significance_rule,favourable,privacy_valid,privacy_status,flag
+none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,lstm,0.0.9,1,0,,,,,,,,,,,,,,,,,false,,\
+unknown,no baseline
 none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.200000,0.000000,\
-0.250000,0.070711,0.050000,0.070711,true,,unknown,
+-0.200000,-0.200000,true,0.250000,0.070711,-0.385310,0.885310,false,0.050000,0.070711,\
+-0.585310,0.685310,false,paired t,true,,unknown,
 none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,-0.025000,0.035355,\
--0.025000,0.035355,-0.050000,0.070711,false,,unknown,
-none,none,tem,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.600000,0.141421,0.400000,\
-0.000000,-0.200000,0.141421,false,,unknown,utility ≈ chance (1/2 seeds)
-none,none,tem,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,0.000000,0.000000,0.050000,\
-0.000000,0.050000,0.000000,true,,unknown,adversary ≈ chance (2/2 seeds)
+-0.342655,0.292655,false,-0.025000,0.035355,-0.342655,0.292655,false,-0.050000,0.070711,\
+-0.685310,0.585310,false,paired t,false,,unknown,
+none,none,tem,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.600000,0.141421,-1.870620,\
+0.670620,false,0.400000,0.000000,0.400000,0.400000,true,-0.200000,0.141421,-1.470620,1.070620,\
+false,paired t,false,,unknown,utility ≈ chance (1/2 seeds)
+none,none,tem,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,0.000000,0.000000,0.000000,\
+0.000000,false,0.050000,0.000000,0.050000,0.050000,true,0.050000,0.000000,0.050000,0.050000,\
+true,paired t,true,,unknown,adversary ≈ chance (2/2 seeds)
 """
 
 REWRITE_ROWS = """\
 | Metric | Original ε=∞ | mvl map=nearest ε=1 | mvl map=nearest ε=10 | tem map=none ε=1 \
 | tem map=none ε=10 |
 |:---|---:|---:|---:|---:|---:|
-| N\\_w ↑ | 1.000 (identity) | 0.350 ± 0.071 | 0.850 ± 0.071 | **0.500 ± 0.000** \
-| **0.900 ± 0.071** |
-| ROUGE-1 ↑ | 1.000 (identity) | 0.550 ± 0.071 | **0.900 ± 0.071** | **0.650 ± 0.071** \
+| N\\_w ↑ | 1.000 (identity) | 0.350 ± 0.635 | 0.850 ± 0.635 | **0.500 ± 0.000** \
+| **0.900 ± 0.635** |
+| ROUGE-1 ↑ | 1.000 (identity) | 0.550 ± 0.635 | **0.900 ± 0.635** | **0.650 ± 0.635** \
 | **0.900 ± 0.000** |
-| BLEU ↑ | 100.00 (identity) | 25.00 ± 7.07 | 65.00 ± 7.07 | **30.00 ± 7.07** \
-| **70.00 ± 7.07** |
-| BERTScore ↑ | 1.000 (identity) | **0.750 ± 0.071** | **0.925 ± 0.035** | **0.750 ± 0.000** \
-| **0.925 ± 0.035** |
+| BLEU ↑ | 100.00 (identity) | 25.00 ± 63.53 | 65.00 ± 63.53 | **30.00 ± 63.53** \
+| **70.00 ± 63.53** |
+| BERTScore ↑ | 1.000 (identity) | **0.750 ± 0.635** | **0.925 ± 0.318** | **0.750 ± 0.000** \
+| **0.925 ± 0.318** |
 """
 
 GUARANTEE_ROWS = """\
@@ -95,12 +110,12 @@ def test_tradeoff_table_exact(report) -> None:
 def test_tradeoff_bold_and_flags_only_where_they_belong(report) -> None:
     _summary, out = report
     md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
-    # +0.000 is not favourable (> 0 after rounding): not bold
-    assert "| lstm | -0.020 | +0.020 | +0.000 | 1 |  |" in md
+    # +0.000 is not favourable (> 0 after rounding): not bold; one old seed: no interval
+    assert "| lstm | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
     assert "**" not in md
     tex = (out / "tables" / "tradeoff_none.tex").read_text()
     assert tex.count("\\textbf{") == 2
-    assert "\\textbf{+0.050 \\ensuremath{\\pm} 0.071}" in tex
+    assert "\\textbf{+0.050 \\ensuremath{\\pm} 0.635 ns}" in tex
     assert "$$" not in tex
 
 
@@ -111,8 +126,10 @@ def test_rewrite_table_best_per_epsilon(report) -> None:
     tex = (out / "tables" / "rewrite_bbc_suite-0.1.0.tex").read_text()
     assert "\\multicolumn{2}{c}{mvl map=nearest}" in tex
     csv = (out / "tables" / "rewrite_bbc_suite-0.1.0.csv").read_text().splitlines()
-    assert csv[0] == "dataset,metric,higher_is_better,mechanism,epsilon,mean,std,n_seeds,best,original"
-    assert "bbc(suite=0.1.0),N_w,true,tem map=none,1,0.500000,0.000000,2,true,1.000000" in csv
+    assert csv[0] == ("dataset,metric,higher_is_better,mechanism,epsilon,mean,std,ci_lo,ci_hi,"
+                      "n_seeds,best,original")
+    assert ("bbc(suite=0.1.0),N_w,true,tem map=none,1,0.500000,0.000000,0.500000,0.500000,2,"
+            "true,1.000000") in csv
 
 
 def test_guarantee_table(report) -> None:

@@ -1,0 +1,291 @@
+"""Committed reference results: cells that rebuild their report and rerun bit for bit.
+
+The reference of a grid lives in the repository, like MTEB's results repository::
+
+    results/reference/<grid>/cells/<hash>/{spec.json, metrics.json}   # committed
+    results/reference/<grid>/report/                                  # committed, built from them
+
+It is made with the ordinary commands (``bench run experiments/<grid>.yaml --results
+results/reference/<grid>`` then ``bench report --results results/reference/<grid> --grid
+<grid>``; the privatized-corpus cache and locks stay out of git). :func:`check_reference`
+(``bench reference check``) says whether it can be trusted:
+
+* **report** -- the report rebuilt from the committed cells into a temporary folder equals the
+  committed report byte for byte (so the committed report can never be stale);
+* **cells** -- the grid expanded with the current code (suite version, component versions,
+  dataset content hashes: :func:`bench.runner.plan`) has exactly the committed cell hashes: a
+  component whose version was bumped gives new hashes, so its old cells show up as *stale* and
+  the new ones as *missing* until the reference is regenerated in the same change;
+* **rerun** (``--rerun N``) -- the ``N`` cheapest committed cells (by their recorded run time)
+  are recomputed in a temporary folder with the current code, and their metrics must equal the
+  committed ones exactly, run-time measurements aside (:func:`comparable`). A cell that no
+  longer reproduces while its hash (and so every component version) is unchanged means some
+  component changed what it computes without a version bump.
+
+Example:
+    >>> from bench.reference import check_reference
+    >>> print(check_reference("quickstart", rerun=2).text())
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+REFERENCE_ROOT = Path("results") / "reference"
+"""Where the committed reference results live, one folder per grid."""
+
+RUNTIME_GROUPS = ("runtime",)
+"""Metric groups that are wall-clock measurements (never expected to reproduce)."""
+
+
+class ReferenceError(ValueError):
+    """Bad input: no such reference folder or grid (one line, exit 2 in the CLI)."""
+
+
+def _is_timing(key: str) -> bool:
+    return (key in RUNTIME_GROUPS or key.endswith("seconds") or key.endswith("per_second")
+            or key == "cache_hit")
+
+
+def comparable(metrics: Any) -> Any:
+    """``metrics`` without its run-time measurements: the ``runtime`` group and every key
+    ending in ``seconds`` / ``per_second`` (and ``cache_hit``). What is left is what a rerun
+    must reproduce exactly."""
+    if isinstance(metrics, dict):
+        return {k: comparable(v) for k, v in metrics.items() if not _is_timing(str(k))}
+    if isinstance(metrics, list):
+        return [comparable(v) for v in metrics]
+    return metrics
+
+
+def differences(a: Any, b: Any, path: str = "", limit: int = 20) -> list[str]:
+    """Paths where two JSON values differ (``a`` committed, ``b`` recomputed), at most
+    ``limit``; floats must be equal bit for bit (``nan`` equals ``nan``)."""
+    out: list[str] = []
+
+    def walk(x: Any, y: Any, p: str) -> None:
+        if len(out) >= limit:
+            return
+        if isinstance(x, dict) and isinstance(y, dict):
+            for k in sorted(set(x) | set(y), key=str):
+                if k not in x or k not in y:
+                    out.append(f"{p}/{k}: {'missing in the rerun' if k in x else 'new in the rerun'}")
+                else:
+                    walk(x[k], y[k], f"{p}/{k}")
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y)):
+                walk(u, v, f"{p}[{i}]")
+        elif isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+            return
+        elif x != y or type(x) is not type(y):
+            out.append(f"{p or '/'}: committed {x!r}, rerun {y!r}")
+
+    walk(a, b, path)
+    return out
+
+
+def reference_dir(grid: str, root: str | Path = REFERENCE_ROOT) -> Path:
+    """``<root>/<grid>``; raises :class:`ReferenceError` when it holds no ``cells/``."""
+    folder = Path(root) / grid
+    if not (folder / "cells").is_dir():
+        have = sorted(p.name for p in Path(root).iterdir() if (p / "cells").is_dir()) \
+            if Path(root).is_dir() else []
+        raise ReferenceError(f"no committed reference cells under {folder}/cells (references: "
+                             f"{', '.join(have) or 'none'})")
+    return folder
+
+
+def committed_cells(folder: Path) -> dict[str, dict]:
+    """``hash -> {"spec", "metrics"}`` of the finished cells under ``folder/cells``."""
+    out = {}
+    for d in sorted((folder / "cells").iterdir()):
+        if d.name.startswith(".") or not (d / "metrics.json").is_file():
+            continue
+        out[d.name] = {"spec": json.loads((d / "spec.json").read_text(encoding="utf-8")),
+                       "metrics": json.loads((d / "metrics.json").read_text(encoding="utf-8"))}
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The three checks
+# --------------------------------------------------------------------------------------------
+
+def compare_report(folder: Path, grid: str, work: Path) -> tuple[list[str], float]:
+    """Rebuild ``folder/report`` from ``folder/cells`` into ``work`` and compare every file.
+
+    Returns:
+        The files that differ, are missing or are extra (empty: byte-identical), and the
+        seconds the rebuild took.
+    """
+    from bench.report import build_report
+
+    committed = folder / "report"
+    if not committed.is_dir():
+        return [f"{committed} does not exist"], 0.0
+    fresh = work / "report"
+    t0 = time.perf_counter()
+    build_report(folder, fresh, grid=grid)
+    seconds = time.perf_counter() - t0
+    want = {p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file()}
+    got = {p.relative_to(fresh).as_posix() for p in fresh.rglob("*") if p.is_file()}
+    problems = [f"report/{f}: missing from the rebuilt report" for f in sorted(want - got)]
+    problems += [f"report/{f}: not in the committed report" for f in sorted(got - want)]
+    problems += [f"report/{f}: differs" for f in sorted(want & got)
+                 if (committed / f).read_bytes() != (fresh / f).read_bytes()]
+    return problems, seconds
+
+
+def expected_cells(grid: str | Path) -> tuple[dict[str, tuple], str]:
+    """``hash -> (cell, dataset hash, baseline hash)`` of the grid as the current code expands
+    it, and the grid's name."""
+    from bench.grid import cell_hash, load_grid
+    from bench.report.results import resolve_grid
+    from bench.runner import plan
+
+    g = load_grid(resolve_grid(grid))
+    out = {}
+    for group in plan(g):
+        for cell, dh, bh in group:
+            out[cell_hash(cell, dh)] = (cell, dh, bh)
+    return out, g.name
+
+
+def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], work: Path,
+                cells: dict[str, dict]) -> list[str]:
+    """Recompute ``hashes`` in ``work`` (their baselines copied in from ``folder``) and compare
+    with the committed metrics; returns one line per difference."""
+    from bench.runner import run_cell
+
+    problems = []
+    (work / "cells").mkdir(parents=True, exist_ok=True)
+    for h in hashes:
+        cell, dh, bh = expected[h]
+        if bh and bh != h:
+            shutil.copytree(folder / "cells" / bh, work / "cells" / bh, dirs_exist_ok=True)
+        res = run_cell(cell, work, dh, bh if bh != h else None, overwrite="always")
+        if res.status != "done":
+            problems.append(f"{h[:12]} {cell.name}: rerun {res.status}: {res.error}")
+            continue
+        got = json.loads((work / "cells" / h / "metrics.json").read_text(encoding="utf-8"))
+        diff = differences(comparable(cells[h]["metrics"]), comparable(got))
+        problems += [f"{h[:12]} {cell.name}: {d}" for d in diff]
+        if not diff:
+            logger.info("rerun %s: identical", cell.name)
+    return problems
+
+
+def cheapest(cells: dict[str, dict], expected: dict[str, tuple], n: int) -> list[str]:
+    """The ``n`` committed cells with the smallest recorded run time (baselines count their
+    own time only; a privatized cell's rerun also needs its committed baseline, which is
+    copied, not rerun), among those the current grid still has."""
+    def seconds(h: str) -> float:
+        rt = cells[h]["metrics"].get("runtime", {})
+        return float(rt.get("total_seconds") or math.inf)
+
+    return sorted((h for h in cells if h in expected), key=lambda h: (seconds(h), h))[:n]
+
+
+@dataclass
+class ReferenceCheck:
+    """Outcome of :func:`check_reference` for one grid."""
+
+    grid: str
+    folder: Path
+    n_cells: int
+    report_problems: list[str] = field(default_factory=list)
+    report_seconds: float = 0.0
+    missing: list[str] = field(default_factory=list)
+    """Cells the current grid expands to that are not committed (``name``)."""
+    stale: list[str] = field(default_factory=list)
+    """Committed cells the current grid no longer has (``hash name``)."""
+    reran: list[str] = field(default_factory=list)
+    """Names of the rerun cells."""
+    cells_checked: bool = False
+    """Whether the committed hashes were compared with the grid's expansion."""
+    rerun_problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not (self.report_problems or self.missing or self.stale or self.rerun_problems)
+
+    def text(self) -> str:
+        """What the CLI prints."""
+        lines = [f"reference {self.grid} ({self.folder}): {self.n_cells} committed cells"]
+        lines.append(f"  report: {'byte-identical' if not self.report_problems else 'DIFFERS'} "
+                     f"(rebuilt in {self.report_seconds:.1f} s)")
+        lines += [f"    {p}" for p in self.report_problems]
+        if not self.cells_checked:
+            lines.append("  cells: not compared with the grid (--no-cells)")
+        elif self.missing or self.stale:
+            lines.append(f"  cells: {len(self.missing)} missing, {len(self.stale)} stale -- a "
+                         "grid or component version changed; regenerate the reference (bench "
+                         f"run experiments/{self.grid}.yaml --results {self.folder}, remove the "
+                         "stale cells, bench report)")
+            lines += [f"    missing {m}" for m in self.missing[:20]]
+            lines += [f"    stale {s}" for s in self.stale[:20]]
+        else:
+            lines.append("  cells: exactly the grid's current cells")
+        if self.reran:
+            state = "bit-exact" if not self.rerun_problems else "DIFFER"
+            lines.append(f"  rerun: {len(self.reran)} cell(s) {state}")
+            lines += [f"    {n}" for n in self.reran]
+            lines += [f"    {p}" for p in self.rerun_problems]
+        lines.append("  OK" if self.ok else "  FAILED")
+        return "\n".join(lines) + "\n"
+
+
+def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | list[str] = 0,
+                    check_cells: bool = True) -> ReferenceCheck:
+    """Run the checks of the module docstring on ``<root>/<grid>``.
+
+    Args:
+        grid: grid name (``experiments/<grid>.yaml``; the reference folder's name) or a grid
+            file's path (its stem names the reference folder).
+        root: the reference root (default ``results/reference``).
+        rerun: how many of the cheapest cells to recompute, or a list of cell hashes
+            (prefixes allowed).
+        check_cells: compare the committed hashes with the grid's current expansion (loads the
+            datasets to hash their content).
+    """
+    name = Path(grid).stem if str(grid).endswith((".yaml", ".yml")) else str(grid)
+    folder = reference_dir(name, root)
+    cells = committed_cells(folder)
+    out = ReferenceCheck(name, folder, len(cells))
+    with tempfile.TemporaryDirectory(prefix="bench-reference-") as tmp:
+        out.report_problems, out.report_seconds = compare_report(folder, grid, Path(tmp))
+        if not (check_cells or rerun):
+            return out
+        expected, _ = expected_cells(grid)
+        if check_cells:
+            out.cells_checked = True
+            out.missing = sorted(c.name for h, (c, _, _) in expected.items() if h not in cells)
+            out.stale = sorted(f"{h[:12]} {cells[h]['spec'].get('name', '')}"
+                               for h in cells if h not in expected)
+        if isinstance(rerun, int):
+            todo = cheapest(cells, expected, rerun)
+        else:
+            todo = []
+            for prefix in rerun:
+                match = [h for h in cells if h.startswith(prefix)]
+                if len(match) != 1:
+                    raise ReferenceError(f"cell {prefix!r} matches {len(match)} committed cells "
+                                         f"of {grid}; give a longer hash prefix")
+                if match[0] not in expected:
+                    raise ReferenceError(f"cell {prefix!r} is stale: the current grid {grid} "
+                                         "no longer has it, so it cannot be rerun")
+                todo.append(match[0])
+        if todo:
+            out.reran = [expected[h][0].name for h in todo]
+            out.rerun_problems = rerun_cells(folder, todo, expected, Path(tmp) / "rerun", cells)
+    return out

@@ -1,0 +1,156 @@
+"""Committed reference results (bench.reference): the committed reports rebuild byte for byte,
+the committed cells are the grids' current cells, committed cells rerun bit-exactly; and on a
+tiny synthetic reference, each check fails when it should."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.cli import main
+from bench.reference import (
+    REFERENCE_ROOT,
+    ReferenceError,
+    check_reference,
+    comparable,
+    differences,
+)
+from bench.report import build_report
+from bench.runner import run_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted(p.name for p in (ROOT / REFERENCE_ROOT).iterdir() if (p / "cells").is_dir())
+
+
+def test_the_reference_grids_are_committed():
+    assert "quickstart" in COMMITTED
+
+
+@pytest.mark.parametrize("grid", COMMITTED)
+def test_committed_report_rebuilds_byte_identically_and_cells_are_current(grid, monkeypatch):
+    """A fresh clone's `bench report` on the committed cells gives the committed report, and
+    the grid expanded with the current code (versions included) has exactly those cells."""
+    monkeypatch.chdir(ROOT)
+    res = check_reference(grid)
+    assert res.report_problems == [], res.text()
+    assert res.missing == [] and res.stale == [], res.text()
+    print(f"{grid}: report rebuilt in {res.report_seconds:.1f} s")
+
+
+def test_two_committed_cells_rerun_bit_exactly(monkeypatch):
+    """The two cheapest committed cells of every reference, recomputed with the current code,
+    give the committed metrics exactly (run times aside)."""
+    monkeypatch.chdir(ROOT)
+    res = check_reference("quickstart", rerun=2, check_cells=False)
+    assert len(res.reran) == 2
+    assert res.rerun_problems == [], res.text()
+
+
+def test_comparable_drops_run_times_only():
+    m = {"runtime": {"total_seconds": 3.0}, "utility": {"macro_f1": 0.5, "fit_seconds": 1.0},
+         "privatization": {"tokens_per_second": 9.0, "cache_hit": True, "n_w": 0.3},
+         "privacy": {"t": {"by_adversary": {"lexical": {"predict_seconds": 1, "privacy": 0.1}}}}}
+    assert comparable(m) == {"utility": {"macro_f1": 0.5}, "privatization": {"n_w": 0.3},
+                             "privacy": {"t": {"by_adversary": {"lexical": {"privacy": 0.1}}}}}
+
+
+def test_differences_are_bit_exact():
+    a = {"x": 0.1 + 0.2, "l": [1, 2], "n": float("nan"), "k": 1}
+    assert differences(a, dict(a)) == []
+    b = dict(a, x=0.3)  # 0.30000000000000004 != 0.3
+    assert differences(a, b) == ["/x: committed 0.30000000000000004, rerun 0.3"]
+    assert differences(a, dict(a, k=1.0)) == ["/k: committed 1, rerun 1.0"]
+    assert differences({"a": 1}, {"b": 1}) == ["/a: missing in the rerun", "/b: new in the rerun"]
+
+
+GRID = """
+name: tinyref
+axes:
+  dataset: [{name: bbc, subsample: 150}]
+  model: [bow]
+  mechanism: [mvl, tem]
+  epsilon: [10]
+  seed: [0, 1]
+settings:
+  vocab_size: 2000
+  adversaries: [lexical, model]
+"""
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """A committed-style reference of a tiny grid: cells + the report built from them."""
+    base = tmp_path_factory.mktemp("ref")
+    grid = base / "tinyref.yaml"
+    grid.write_text(GRID)
+    folder = base / "reference" / "tinyref"
+    summary = run_grid(grid, results=folder, mlflow=False)
+    assert summary.count("done") == 6
+    shutil.rmtree(folder / "cache")
+    build_report(folder, folder / "report", grid=str(grid))
+    return grid, folder
+
+
+def _copy(reference, tmp_path):
+    grid, folder = reference
+    dst = tmp_path / "reference" / "tinyref"
+    shutil.copytree(folder, dst)
+    return grid, dst
+
+
+def test_synthetic_reference_checks_out(reference, tmp_path):
+    grid, folder = _copy(reference, tmp_path)
+    res = check_reference(str(grid), folder.parent, rerun=2)
+    assert res.ok, res.text()
+    assert "report: byte-identical" in res.text() and "rerun: 2 cell(s) bit-exact" in res.text()
+
+
+def test_edited_report_or_cell_is_caught(reference, tmp_path):
+    grid, folder = _copy(reference, tmp_path)
+    f = folder / "report" / "index.md"
+    f.write_text(f.read_text() + "\nhand edit\n")
+    res = check_reference(str(grid), folder.parent, check_cells=False)
+    assert res.report_problems == ["report/index.md: differs"]
+    # a committed metric changed by hand: the report no longer rebuilds to the committed one,
+    # and a rerun of that cell disagrees with it
+    grid, folder = _copy(reference, tmp_path / "b")
+    cell = next(p for p in (folder / "cells").iterdir()
+                if json.loads((p / "spec.json").read_text())["mechanism"]["name"] == "tem")
+    m = json.loads((cell / "metrics.json").read_text())
+    m["utility"]["macro_f1"] += 1e-12
+    (cell / "metrics.json").write_text(json.dumps(m))
+    res = check_reference(str(grid), folder.parent, rerun=[cell.name[:10]], check_cells=False)
+    assert not res.ok
+    assert any("/utility/macro_f1: committed" in p for p in res.rerun_problems), res.text()
+
+
+def test_version_bump_without_regeneration_is_caught(reference, tmp_path, monkeypatch):
+    """Bumping a component's version changes its cells' hashes: the committed cells become
+    stale and the new ones missing until the reference is regenerated."""
+    from bench.mechanisms.selection import TEM
+
+    grid, folder = _copy(reference, tmp_path)
+    monkeypatch.setattr(TEM, "version", "999")
+    res = check_reference(str(grid), folder.parent)
+    assert not res.ok
+    assert len(res.stale) == 2 and len(res.missing) == 2
+    assert all("mech=tem" in m for m in res.missing)
+
+
+def test_cli_reference_check(reference, tmp_path, capsys):
+    grid, folder = _copy(reference, tmp_path)
+    # the CLI takes grid names; put the grid file where names resolve
+    assert main(["reference", "check", "nope", "--root", str(folder.parent)]) == 2
+    assert "no committed reference cells" in capsys.readouterr().err
+    f = folder / "report" / "metrics.json"
+    f.write_text(f.read_text().replace("0", "1", 1))
+    assert main(["reference", "check", str(grid), "--root", str(folder.parent),
+                 "--no-cells"]) == 1
+    out = capsys.readouterr()
+    assert "report/metrics.json: differs" in out.out and "does not check out" in out.err
+
+
+def test_reference_dir_error(tmp_path):
+    with pytest.raises(ReferenceError, match="no committed reference cells"):
+        check_reference("missing", tmp_path)
