@@ -27,7 +27,7 @@ system-deps:
 	  else echo "note: install Debian's 'chromium' package to run the leaderboard tests"; fi; }
 
 run: $(STAMP)
-	$(BIN)/bench run experiments/quickstart.yaml
+	$(BIN)/bench run experiments/quickstart.yaml --jobs 2
 	$(BIN)/bench report --grid quickstart
 
 test: $(STAMP) system-deps
