@@ -369,7 +369,9 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     corpus, pstats = privatized_corpus(cell, ds, docs, results / "cache" / "privatized")
     metrics: dict[str, Any] = {"cell": cell.name, "dataset_hash": ds.content_hash,
                                "suite_version": bench.__version__}
-    metrics["privatization"] = {k: v for k, v in pstats.items() if k != "privatizer"}
+    # the privatizer description (fitted noise parameters: TEM's γ, truncated Gumbel's b, ...)
+    # stays in the cell, so a report needs the committed cells only, never the corpus cache
+    metrics["privatization"] = dict(pstats)
     if not cell.is_baseline:
         metrics["guarantee"] = pstats.get("guarantee")
         metrics["n_w"] = pstats.get("n_w")

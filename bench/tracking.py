@@ -52,9 +52,12 @@ def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def numeric_metrics(metrics: dict) -> dict[str, float]:
-    """Finite numbers (and booleans as 0/1) of a metrics dict, flattened."""
+    """Finite numbers (and booleans as 0/1) of a metrics dict, flattened; the privatizer's
+    description (configuration, not a measurement) is left out."""
     out = {}
     for k, v in flatten(metrics).items():
+        if k.startswith("privatization.privatizer."):
+            continue
         if isinstance(v, bool):
             out[k] = float(v)
         elif isinstance(v, (int, float)) and math.isfinite(float(v)):

@@ -112,7 +112,7 @@ class AuditSet:
     """Files that were skipped and why."""
     _matches: dict[str, tuple[AuditRecord | None, str]] = field(default_factory=dict,
                                                                 repr=False)
-    # lookup() results by Config.ident (privatizer descriptions may be read from the cache)
+    # lookup() results by Config.ident (memoised: the same configuration is asked for often)
 
     def lookup(self, group: Group) -> tuple[AuditRecord | None, str]:
         """(matching record or None, the key it was found under or the first key tried)."""

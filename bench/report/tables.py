@@ -690,29 +690,18 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
 
 
 def privatizer_of(rec: CellRecord) -> tuple[dict[str, Any] | None, str]:
-    """The privatizer description of a cell and where it came from.
+    """The privatizer description a cell recorded (``metrics.privatization.privatizer``).
 
-    Looks in ``metrics.privatization.privatizer``, then in the runner's cache
-    (``<results>/cache/privatized/<privatization hash>/stats.json``).
+    Only the cell itself is read (never the runner's corpus cache, which is not part of a
+    committed reference), so a report is a function of the cells alone.
 
     Returns:
-        ``(privatizer dict or None, "metrics" | "cache" | "")``.
+        ``(privatizer dict or None, "metrics" | "")``.
     """
     p = dig(rec.metrics, "privatization", "privatizer")
     if isinstance(p, Mapping):
         return dict(p), "metrics"
-    try:
-        from bench.grid import Cell, privatization_hash
-
-        key = privatization_hash(Cell.from_spec(rec.spec), rec.dataset_hash or None)
-    except Exception:  # noqa: BLE001 - a spec this suite version cannot read
-        return None, ""
-    f = rec.folder.parent.parent / "cache" / "privatized" / key / "stats.json"
-    try:
-        p = json.loads(f.read_text(encoding="utf-8")).get("privatizer")
-    except (OSError, ValueError):
-        return None, ""
-    return (dict(p), "cache") if isinstance(p, Mapping) else (None, "")
+    return None, ""
 
 
 def _g4(v: Any) -> str:
@@ -778,7 +767,7 @@ def _noise_params(rec: CellRecord, priv: Mapping[str, Any] | None) -> dict[str, 
 def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
     """Theoretical guarantees per sensitivity approach × mechanism (Riecker 2023, Table 5.2).
 
-    Noise parameters come from the privatizer description the runner cached
+    Noise parameters come from the privatizer description the cell recorded
     (:func:`privatizer_of`), else from the spec (marked ``(spec)``). Parameters that depend on ε
     (or differ between datasets) are listed per ε.
 
@@ -837,7 +826,7 @@ def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
     notes = [("Guarantee per token, with ε the configured budget (Riecker 2023, Table 5.2; "
              "Eq. 5.1 for the multiplier of a sensitivity bound the noise is not calibrated "
              "to). \"estimated from data\": a bound in the guarantee is estimated, not proven."),
-             ("Noise parameters: as used by the runs (cached privatizer description); d = "
+             ("Noise parameters: as used by the runs (the privatizer description in each cell); d = "
              "dimension after the sensitivity transform; \"(spec)\": only the configured "
              "parameters were available.")]
     return Table("guarantees", f"{title_prefix}Theoretical privacy guarantees",

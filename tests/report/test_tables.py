@@ -192,7 +192,9 @@ def test_builders_directly(results: Path) -> None:
     assert guarantee_table(groups).name == "guarantees"
 
 
-def test_privatizer_read_from_runner_cache(tmp_path: Path) -> None:
+def test_privatizer_read_from_the_cell_only(tmp_path: Path) -> None:
+    """The guarantee table's noise parameters come from the cell; a runner cache next to the
+    cells (not part of a committed reference) is never read."""
     from bench.grid import load_grid, privatization_hash
     from bench.report.results import CellRecord
     from bench.report.tables import privatizer_of
@@ -208,8 +210,11 @@ def test_privatizer_read_from_runner_cache(tmp_path: Path) -> None:
     stats.parent.mkdir(parents=True)
     stats.write_text(json.dumps({"privatizer": {"mechanism": {"name": "tem", "gamma": 4.5}}}))
     rec = CellRecord("x", cell.spec() | {"dataset_hash": "d" * 64}, {}, folder)
+    assert privatizer_of(rec) == (None, "")
+    metrics = {"privatization": {"privatizer": {"mechanism": {"name": "tem", "gamma": 3.0}}}}
+    rec = CellRecord("x", cell.spec() | {"dataset_hash": "d" * 64}, metrics, folder)
     priv, source = privatizer_of(rec)
-    assert source == "cache" and priv["mechanism"]["gamma"] == 4.5
+    assert source == "metrics" and priv["mechanism"]["gamma"] == 3.0
 
 
 def test_grid_filter(tmp_path: Path) -> None:
