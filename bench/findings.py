@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.reference import REFERENCE_ROOT, comparable
+from bench.reference import REFERENCE_ROOT, committed_cells, comparable
+from bench.report.results import fmt_eps
 
 BEGIN, END = "<!-- findings:begin -->", "<!-- findings:end -->"
 
@@ -40,15 +41,8 @@ MAPPINGS = ("none", "nearest", "vickrey")
 
 def load(grid: str, root: str | Path = REFERENCE_ROOT) -> list[dict]:
     """The committed cells of one reference grid as ``{"spec", "metrics"}`` (empty if none)."""
-    folder = Path(root) / grid / "cells"
-    if not folder.is_dir():
-        return []
-    out = []
-    for d in sorted(folder.iterdir()):
-        if (d / "metrics.json").is_file():
-            out.append({"spec": json.loads((d / "spec.json").read_text(encoding="utf-8")),
-                        "metrics": json.loads((d / "metrics.json").read_text(encoding="utf-8"))})
-    return out
+    folder = Path(root) / grid
+    return list(committed_cells(folder).values()) if (folder / "cells").is_dir() else []
 
 
 def _eps(spec: dict) -> float:
@@ -174,10 +168,6 @@ def tradeoff(m: dict) -> float | None:
 # Thesis (Riecker 2023) on thesis_reference
 # --------------------------------------------------------------------------------------------
 
-def _eps_text(e: float) -> str:
-    return "∞" if math.isinf(e) else f"{e:g}"
-
-
 def tg_thresholds(vocab_size: int = 50_000) -> list[tuple[str, float, float]]:
     """Per sensitivity approach: Δmin of the transformed public vocabulary and the smallest ε
     for which truncated_gumbel's noise scale is defined, (2(1 + ln|W|) + 3)/Δmin (Riecker 2023,
@@ -217,7 +207,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
              f"{fmt(t_interval(values(base, adversary_f1)))} macro-F1.", ""]
     lines += ["mvl utility (macro-F1, mean ± 95% t half-width over 3 seeds; `≈` = at chance in "
               "every seed):", ""]
-    lines.append("| sensitivity | mapping | " + " | ".join(f"ε={_eps_text(e)}" for e in eps) + " |")
+    lines.append("| sensitivity | mapping | " + " | ".join(f"ε={fmt_eps(e)}" for e in eps) + " |")
     lines.append("|---|---|" + "---:|" * len(eps))
     for sens in SENSITIVITY:
         for mp in MAPPINGS:
@@ -236,7 +226,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
     lines.append(f"- **mvl at ε ≤ 1**: {n_chance} of {len(low)} configurations (sensitivity × "
                  "mapping × ε) are at chance in every seed" + (
                      f"; the highest mean utility is {fmt(t_interval(values(best[1], utility)))} "
-                     f"({best[0][2]}, {best[0][3]}, ε = {_eps_text(best[0][4])})" if best else "")
+                     f"({best[0][2]}, {best[0][3]}, ε = {fmt_eps(best[0][4])})" if best else "")
                  + ".")
     # claim 2: truncated Gumbel flat in eps, undefined below its threshold
     lines.append("- **truncated_gumbel is undefined below** ε > (2(1 + ln|W|) + 3)/Δmin "
@@ -257,8 +247,8 @@ def thesis_section(cells: list[dict]) -> list[str]:
                 parts.append(f"{sens} {fmt(t_interval(values(b, utility)))} → "
                              f"{fmt(t_interval(values(a, utility)))} "
                              f"(Δ {fmt_delta(paired(a, b, utility))})")
-        lines.append(f"- **truncated_gumbel, utility at ε = {_eps_text(tg_eps[0])} → "
-                     f"{_eps_text(tg_eps[-1])}**: " + "; ".join(parts) + ".")
+        lines.append(f"- **truncated_gumbel, utility at ε = {fmt_eps(tg_eps[0])} → "
+                     f"{fmt_eps(tg_eps[-1])}**: " + "; ".join(parts) + ".")
     # claim 3: clipping to the observed range helps utility and the adversary
     same = differ = 0
     for k, a in mvl.items():
@@ -277,7 +267,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
             b = next(iter(by_seed(cells, mechanism="mvl", sensitivity="none", mapping=mp,
                                   epsilon=e).values()), {})
             if a and b and 1 <= e <= 10:
-                parts.append(f"{mp} ε={_eps_text(e)}: utility {fmt_delta(paired(a, b, utility))}"
+                parts.append(f"{mp} ε={fmt_eps(e)}: utility {fmt_delta(paired(a, b, utility))}"
                              f", adversary {fmt_delta(paired(a, b, adversary_f1))}")
     lines.append(f"- **clip_observed_range vs none** (mvl): utility and every adversary's "
                  f"result identical in {same} of {same + differ} paired cells.")
@@ -294,7 +284,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
         if a and b:
             parts.append(f"{mp}: jl {fmt(t_interval(values(a, utility)))} vs none "
                          f"{fmt(t_interval(values(b, utility)))}")
-    lines.append(f"- **jl at ε = {_eps_text(max(eps))}** (mvl utility): " + "; ".join(parts) + ".")
+    lines.append(f"- **jl at ε = {fmt_eps(max(eps))}** (mvl utility): " + "; ".join(parts) + ".")
     # claim 5: favourable trade-offs are rare (the thesis leaves out rows at chance)
     everything = {**mvl, **tg}
     learn = {k: s for k, s in everything.items()
@@ -326,7 +316,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
                  f"adversary) among the {len(learn)} of {len(everything)} configurations whose "
                  f"utility model beats chance in every seed (the thesis leaves the others out): "
                  f"{len(pos)} positive on average over seeds, {len(sig)} with a 95% interval "
-                 "above 0" + (": " + "; ".join(f"{k[0]} {k[2]} {k[3]} ε={_eps_text(k[4])} "
+                 "above 0" + (": " + "; ".join(f"{k[0]} {k[2]} {k[3]} ε={fmt_eps(k[4])} "
                                                 f"{fmt(st)}" for k, st in sig[:10])
                               + ("; …" if len(sig) > 10 else "") if sig else "") + ".")
     lines.append(f"- **the same, with the thesis' same-model adversary** ({model}, macro-F1 "
@@ -382,7 +372,7 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
                 continue
             stats = [t_interval(values(seeds, g)) for _, g in metrics]
             means[m] = [s[0] for s in stats]
-            lines.append(f"| {_eps_text(e)} | {label[m]} | " + " | ".join(fmt(s) for s in stats)
+            lines.append(f"| {fmt_eps(e)} | {label[m]} | " + " | ".join(fmt(s) for s in stats)
                          + " |")
         tr, ga, la = mechs[0], (mechs[1] if mechs[1] in means else mechs[2]), mechs[3]
         if tr in means and ga in means and la in means:
@@ -404,7 +394,7 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
                                   ("gaussian", {"C": 1.0} if e <= 1 else
                                    {"C": 1.0, "calibration": "analytic"}, "gaussian")):
             row.append(f"{lab} {noise_variance(name, e, params):.4g}")
-        parts.append(f"ε={_eps_text(e)}: " + ", ".join(row))
+        parts.append(f"ε={fmt_eps(e)}: " + ", ".join(row))
     lines.append("- **noise variance per coordinate** (empirical, 4,000 draws × 50 coordinates, "
                  "C = 1; gaussian analytic above ε = 1): " + "; ".join(parts) + ".")
     lines.append("")
@@ -439,7 +429,7 @@ def tem_section(cells: list[dict]) -> list[str]:
         a = next(s for k, s in tem.items() if k[4] == e)
         b = next(s for k, s in mvl.items() if k[4] == e)
         nw = lambda m: m["n_w"]  # noqa: E731
-        lines.append(f"| {_eps_text(e)} | {fmt(t_interval(values(b, utility)))} | "
+        lines.append(f"| {fmt_eps(e)} | {fmt(t_interval(values(b, utility)))} | "
                      f"{fmt(t_interval(values(a, utility)))} | {fmt_delta(paired(a, b, utility))} | "
                      f"{fmt(t_interval(values(b, mia_auc)))} | "
                      f"{fmt(t_interval(values(a, mia_auc)))} | {fmt_delta(paired(a, b, mia_auc))} | "

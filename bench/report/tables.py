@@ -76,9 +76,6 @@ DASH = "—"
 # --------------------------------------------------------------------------------------------
 
 
-_round_text = round_text
-
-
 def fmt_stat(s: Stat | None, digits: int = 3, signed: bool = False) -> str:
     """``mean ± half-width`` (t over seeds), ``mean [lo, hi]`` (one run's bootstrap) or ``mean``.
 
@@ -121,7 +118,7 @@ def csv_num(x: float | None) -> str:
         return "inf" if x > 0 else "-inf"
     if math.isnan(x):
         return "nan"
-    return _round_text(x, 6, False)
+    return round_text(x, 6, False)
 
 
 @dataclass
@@ -644,11 +641,11 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
                        and stats[i] is not None]
                 if len(idx) < 2:
                     continue
-                vals = {i: float(_round_text(stats[i].mean, digits, False)) for i in idx}
+                vals = {i: float(round_text(stats[i].mean, digits, False)) for i in idx}
                 target = max(vals.values()) if hib else min(vals.values())
                 best |= {i for i, v in vals.items() if v == target}
             orig_text = DASH if orig is None else (
-                _round_text(orig.mean, digits, False) + ("" if orig.n else " (identity)"))
+                round_text(orig.mean, digits, False) + ("" if orig.n else " (identity)"))
             arrow = "↑" if hib else "↓"
             rows.append([Value(f"{label} {arrow}"), Value(orig_text)]
                         + [Value(t, bold=i in best) for i, t in enumerate(shown)])
