@@ -304,6 +304,20 @@ def cmd_reference(args) -> str:
     return "".join(texts)
 
 
+def cmd_reference_prune(args) -> str:
+    from bench.reference import ReferenceError, prune_reference
+
+    lines = []
+    for grid in args.grids:
+        try:
+            removed = prune_reference(grid, args.root)
+        except ReferenceError as e:
+            raise UsageError(str(e)) from None
+        lines.append(f"reference {grid}: removed {len(removed)} stale cell(s)\n")
+        lines += [f"  {r}\n" for r in removed]
+    return "".join(lines)
+
+
 class ReferenceMismatch(Exception):
     """A committed reference does not check out (exit code 1)."""
 
@@ -445,6 +459,12 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--no-cells", action="store_true",
                     help="skip comparing the committed hashes with the grid's expansion")
     rc.set_defaults(func=cmd_reference)
+    rp = rsub.add_parser("prune", help="remove committed cells the grid no longer has (after a "
+                         "version bump), before rebuilding the report")
+    rp.add_argument("grids", nargs="+", metavar="GRID", help="grid name(s), e.g. trlaplace")
+    rp.add_argument("--root", default="results/reference",
+                    help="folder holding one reference folder per grid")
+    rp.set_defaults(func=cmd_reference_prune)
 
     de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
     de.set_defaults(func=cmd_demo)

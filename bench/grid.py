@@ -240,7 +240,7 @@ class Cell:
             "settings": _thaw(self.settings),
             # the attribute adversaries run on this cell, ``name=version`` (bench.attacks)
             "adversaries": v.get("adversaries"),
-        }
+        } | ({"metrics": v["metrics"]} if v.get("metrics") is not None else {})
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any]) -> Cell:
@@ -249,8 +249,9 @@ class Cell:
         versions = {k: spec[k].get("version") for k in
                     ("dataset", "model", "mechanism", "sensitivity", "mapping")
                     if spec[k].get("version") is not None}
-        if spec.get("adversaries") is not None:
-            versions["adversaries"] = spec["adversaries"]
+        for key in ("adversaries", "metrics"):
+            if spec.get(key) is not None:
+                versions[key] = spec[key]
         return cls(
             dataset=spec["dataset"]["name"], dataset_config=freeze(spec["dataset"]["config"]),
             model=spec["model"]["name"], model_params=freeze(spec["model"]["params"]),
@@ -1095,11 +1096,16 @@ def load_grid(path: str | os.PathLike[str]) -> Grid:
         out = "vectors" if (mech.extra.kind == "additive" and
                             not mapping.extra.outputs_text) else "text"
         advs, adv_left = adversaries_for(model.name, out)
+        versions = {"dataset": ds.version, "model": model.version, "mechanism": mech.version,
+                    "sensitivity": sens.version, "mapping": mapping.version,
+                    "adversaries": advs}
+        if settings["rewrite_metrics"] and out == "text":  # the cells that compute them
+            from bench.metrics import REWRITE_METRICS, metric_versions
+
+            versions["metrics"] = metric_versions(REWRITE_METRICS)
         cell = Cell(ds.name, ds.params, model.name, model.params, mech.name, mech.params,
                     sens.name, sens.params, mapping.name, mapping.params, eps, seed, st,
-                    freeze({"dataset": ds.version, "model": model.version,
-                            "mechanism": mech.version, "sensitivity": sens.version,
-                            "mapping": mapping.version, "adversaries": advs}))
+                    freeze(versions))
         # one reason per cell, the most fundamental first: what can never run, then what is
         # refused at this epsilon, then what is missing in this environment
         from bench.privatize import InvalidCombination, check_combination

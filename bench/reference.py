@@ -230,8 +230,9 @@ class ReferenceCheck:
         elif self.missing or self.stale:
             lines.append(f"  cells: {len(self.missing)} missing, {len(self.stale)} stale -- a "
                          "grid or component version changed; regenerate the reference (bench "
-                         f"run experiments/{self.grid}.yaml --results {self.folder}, remove the "
-                         "stale cells, bench report)")
+                         f"run experiments/{self.grid}.yaml --results {self.folder}, bench "
+                         f"reference prune {self.grid}, bench report --results {self.folder} "
+                         f"--grid {self.grid})")
             lines += [f"    missing {m}" for m in self.missing[:20]]
             lines += [f"    stale {s}" for s in self.stale[:20]]
         else:
@@ -289,3 +290,22 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
             out.reran = [expected[h][0].name for h in todo]
             out.rerun_problems = rerun_cells(folder, todo, expected, Path(tmp) / "rerun", cells)
     return out
+
+
+def prune_reference(grid: str, root: str | Path = REFERENCE_ROOT) -> list[str]:
+    """Remove the stale cells of ``<root>/<grid>``: committed cells the grid, expanded with the
+    current code, no longer has (after a version bump or a grid edit). Their history stays in
+    git. Unfinished folders (no ``metrics.json``) are left alone.
+
+    Returns:
+        ``"<hash12> <cell name>"`` of each removed cell.
+    """
+    name = Path(grid).stem if str(grid).endswith((".yaml", ".yml")) else str(grid)
+    folder = reference_dir(name, root)
+    cells = committed_cells(folder)
+    expected, _ = expected_cells(grid)
+    removed = []
+    for h in sorted(h for h in cells if h not in expected):
+        shutil.rmtree(folder / "cells" / h)
+        removed.append(f"{h[:12]} {cells[h]['spec'].get('name', '')}".rstrip())
+    return removed

@@ -562,9 +562,33 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
         lock.release()
 
 
+WORKER_MEMORY_GROWTH = 8 * 2**30
+"""Memory growth (bytes) a joblib worker may show before loky replaces it (see
+:func:`keep_worker_caches`)."""
+
+
+def keep_worker_caches() -> None:
+    """Let a joblib (loky) worker keep its caches across cells.
+
+    loky replaces a worker whose memory grew by more than 300 MB since its first task, taking
+    that for a leak (``process_executor._MAX_MEMORY_LEAK_SIZE``, checked in the worker after
+    every task). A cell worker legitimately grows by more: the embedding table, the neighbour
+    index and BERTScore's model and reference embeddings are cached per process. With the
+    default, ``--jobs 2`` replaced workers every few cells, recomputed those caches each time
+    (about 12 s of BERTScore per replacement on ``rt``) and warned "A worker stopped while some
+    jobs were given to the executor". The bound is raised, inside the worker, to
+    :data:`WORKER_MEMORY_GROWTH`.
+    """
+    from joblib.externals.loky import process_executor
+
+    if process_executor._MAX_MEMORY_LEAK_SIZE < WORKER_MEMORY_GROWTH:
+        process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH
+
+
 def run_group(cells: list[tuple[Cell, str, str | None]], results: str,
               overwrite: str = "only-missing", fail_fast: bool = False) -> list[CellResult]:
     """Run cells sharing one privatized corpus, in order (one worker)."""
+    keep_worker_caches()
     out = []
     for c, dh, bh in cells:
         out.append(run_cell(c, Path(results), dh, bh, overwrite))

@@ -574,6 +574,26 @@ def test_hash_changes_with_settings_dataset_hash_and_version(tmp_path, monkeypat
     assert changed.hash != h and ref.hash == h
 
 
+def test_rewrite_metric_versions_are_part_of_the_hash(tmp_path, monkeypatch):
+    """Cells that compute the rewrite metrics carry their versions (and a bump re-keys them);
+    cells that do not compute them keep their hash."""
+    from bench.metrics import METRICS
+
+    plain = one_cell(tmp_path)
+    assert "metrics" not in plain.spec()
+    g = load_grid(write(tmp_path, grid_with() + "settings: {rewrite_metrics: true}\n", "r.yaml"))
+    rw = next(c for c in g.cells if not c.is_baseline)
+    base = next(c for c in g.cells if c.is_baseline)
+    assert rw.spec()["metrics"] == "bertscore=2,bleu=1,n_w=1,rouge1=1"
+    assert G.Cell.from_spec(rw.spec()) == rw
+    assert "metrics" not in base.spec()  # baselines compute no rewrite metrics
+    info = METRICS.get("bertscore")
+    monkeypatch.setitem(METRICS._entries, "bertscore", dataclasses.replace(info, version="3"))
+    g2 = load_grid(write(tmp_path, grid_with() + "settings: {rewrite_metrics: true}\n", "r.yaml"))
+    assert next(c for c in g2.cells if not c.is_baseline).hash != rw.hash
+    assert one_cell(tmp_path).hash == plain.hash
+
+
 def test_hash_ignores_dataset_path(tmp_path):
     f1, f2 = tmp_path / "a.csv", tmp_path / "b.csv"
     for f in (f1, f2):

@@ -15,6 +15,7 @@ from bench.reference import (
     check_reference,
     comparable,
     differences,
+    prune_reference,
 )
 from bench.report import build_report
 from bench.runner import run_grid
@@ -136,6 +137,11 @@ def test_version_bump_without_regeneration_is_caught(reference, tmp_path, monkey
     assert not res.ok
     assert len(res.stale) == 2 and len(res.missing) == 2
     assert all("mech=tem" in m for m in res.missing)
+    # regenerating starts by pruning the stale cells (the CLI's `bench reference prune`)
+    assert prune_reference(str(grid), folder.parent) == res.stale
+    res = check_reference(str(grid), folder.parent, check_cells=True)
+    assert res.stale == [] and len(res.missing) == 2
+    assert main(["reference", "prune", str(grid), "--root", str(folder.parent)]) == 0
 
 
 def test_cli_reference_check(reference, tmp_path, capsys):

@@ -3,6 +3,7 @@ joblib and a local Dask cluster (127.0.0.1 only)."""
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,36 @@ def test_mlflow_sync_backfills_once(grid, tmp_path):
     run_grid(grid, results=results, jobs=1, mlflow=False)
     assert sync_results(results) == (3, 0)
     assert sync_results(results) == (0, 3)
+
+
+def _hold_memory(mb: int) -> int:
+    """A task that keeps ``mb`` MB alive in its worker, as the cell caches do (held from the
+    ``sys`` module: this function may reach the worker pickled by value, with fresh globals)."""
+    import sys
+
+    import numpy as np
+
+    from bench.runner import keep_worker_caches
+
+    keep_worker_caches()
+    sys.__dict__.setdefault("_bench_test_held", []).append(np.ones(mb * 2**20 // 8))
+    time.sleep(1.1)  # loky checks a worker's memory at most once a second
+    return os.getpid()
+
+
+def test_workers_keep_their_caches(monkeypatch):
+    """loky replaces a worker that grew by > 300 MB (its leak heuristic), which threw away
+    every per-process cache; bench's workers raise that bound, so 6 tasks each keeping 310 MB
+    run on the same 2 workers (loky's default replaces at least one)."""
+    from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
+
+    import bench.runner as R
+
+    get_reusable_executor().shutdown(wait=True)  # fresh workers, with loky's default bound
+    pids = Parallel(n_jobs=2)(delayed(_hold_memory)(310) for _ in range(6))
+    get_reusable_executor().shutdown(wait=True)  # give the memory back
+    assert len(set(pids)) <= 2
+    calls = []
+    monkeypatch.setattr(R, "keep_worker_caches", lambda: calls.append(1))
+    assert R.run_group([], "unused") == [] and calls == [1]  # what the runner's workers call

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.metrics.classification import (
@@ -79,8 +80,10 @@ for _info in (
                "2024)"),
     MetricInfo("bleu", True, "corpus BLEU vs the original text, sacrebleu (Huang et al. 2024)",
                0.0, 100.0),
+    # 2: bench's own batching over bert-score's encoder and matching, with the original texts'
+    #    embeddings cached per process (values move by ~1e-7)
     MetricInfo("bertscore", True, "BERTScore F1 vs the original text with the local MiniLM-L6 "
-               "(Huang et al. 2024; Zhang et al. 2020)", -1.0, 1.0),
+               "(Huang et al. 2024; Zhang et al. 2020)", -1.0, 1.0, version="2"),
     MetricInfo("mia_auc", False, "membership-inference attack ROC AUC, members vs non-members "
                "(Carvalho et al. 2021, Sec. 5: lower is better)"),
     MetricInfo("mia_accuracy", False, "membership-inference attack accuracy on members + "
@@ -90,8 +93,20 @@ for _info in (
 ):
     _add(_info)
 
+REWRITE_METRICS = ("n_w", "rouge1", "bleu", "bertscore")
+"""The metrics ``settings.rewrite_metrics`` adds to text-output cells (ROUGE-2/L ride along
+with ROUGE-1, from the same ``rouge-score`` call)."""
+
+
+def metric_versions(names: Sequence[str]) -> str:
+    """``"name=version,..."`` of the named metrics, sorted: part of the identity (hash) of every
+    cell that computes them, so a bumped metric never reuses an old cell."""
+    return ",".join(f"{n}={METRICS.get(n).version}" for n in sorted(names))
+
+
 __all__ = [
     "METRICS",
+    "REWRITE_METRICS",
     "ChanceLevel",
     "MetricInfo",
     "bertscore",
@@ -102,6 +117,7 @@ __all__ = [
     "empirical_privacy",
     "is_chance_level",
     "macro_f1",
+    "metric_versions",
     "n_w",
     "per_class_f1",
     "rewrite_scores",

@@ -69,3 +69,29 @@ def test_rouge2_and_rouge_l():
     assert r["rougeL"] == pytest.approx(0.75)  # LCS a b d
     assert set(rewrite_scores([["a"]], [["a"]], with_bertscore=False)) == {
         "n_w", "rouge1", "rouge2", "rougeL", "bleu"}
+
+
+def test_bertscore_matches_bert_score_and_caches_the_references(monkeypatch):
+    """Our batching over bert-score's encoder and greedy matching gives bert-score's own
+    BERTScore F1 (up to float32 rounding of a different padding), and the cached reference
+    embeddings give the same value as a cold cache."""
+    from bert_score import BERTScorer
+
+    from bench.metrics import rewrite
+    from bench.models.transformer import local_model_path
+
+    refs = ["the cat sat on the mat", "hello world", "stocks fell sharply in tokyo today",
+            "a b"]
+    hyps = ["the dog sat on a mat", "hello there", "stocks rose in tokyo", "a b"]
+    scorer = BERTScorer(model_type=str(local_model_path()), num_layers=6, device="cpu")
+    _, _, f = scorer.score(hyps, refs)
+    monkeypatch.setattr(rewrite, "_REFERENCES", {})
+    cold = bertscore(refs, hyps, batch_size=2)
+    assert len(rewrite._REFERENCES) == 1
+    assert cold == pytest.approx(float(f.mean()), abs=1e-6)
+    calls = []
+    real = rewrite._embed
+    monkeypatch.setattr(rewrite, "_embed", lambda s, *a: calls.append(list(s)) or real(s, *a))
+    assert bertscore(refs, hyps, batch_size=2) == cold  # bit-identical from the cache
+    assert calls == [hyps]  # only the candidates were encoded again
+    assert bertscore(refs, refs, batch_size=2) == pytest.approx(1.0, abs=1e-6)
