@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps run test perf clean
+.PHONY: install system-deps run test faults perf clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,11 @@ run: $(STAMP)
 
 test: $(STAMP) system-deps
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+
+# The fault-injection tests of docs/reliability.md (they are part of `make test` too).
+faults: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q tests/test_store.py \
+	  tests/test_verify.py tests/test_tracking.py tests/test_runner.py tests/test_edge_inputs.py
 
 perf: $(STAMP)
 	$(BIN)/bench perf

@@ -21,10 +21,12 @@ Bad input gets one clear line on stderr and exit code 2; nothing is written.
 from __future__ import annotations
 
 import argparse
+import codecs
 import logging
 import os
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,15 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """A bad argument: reported as one line on stderr, exit code 2."""
+
+
+def _check_folder(path: str, option: str) -> None:
+    """Refuse ``path`` as an output folder when it, or a folder above it, is a file."""
+    for p in (Path(path), *Path(path).parents):
+        if p.exists():
+            if not p.is_dir():
+                raise UsageError(f"{option} {path}: {p} is a file; expected a folder")
+            return
 
 
 def _kv(items: list[str] | None, what: str) -> dict[str, Any]:
@@ -133,6 +144,42 @@ def _atomic_write(path: str, text: str) -> None:
         raise
 
 
+def _read_lines(path: str | None) -> list[str]:
+    r"""The texts ``bench privatize`` reads, one per line, from a UTF-8 file or from standard
+    input (``path`` None or ``-``).
+
+    Lines end at ``\n`` (``\r\n`` too) only, so the output has exactly as many lines as the
+    input; other separators (form feed, U+2028) stay inside a text. A leading byte-order mark
+    is dropped. Input that is not text -- a byte that is not UTF-8, or a NUL character (a
+    binary or UTF-16 file) -- raises :class:`UsageError` naming the line. Empty input gives no
+    texts.
+    """
+    if path and path != "-":
+        what = f"input file {path}"
+        if not Path(path).is_file():
+            raise UsageError(f"input file not found: {path}")
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as e:
+            raise UsageError(f"cannot read {what} ({e.strerror})") from None
+    else:
+        what, raw = "standard input", sys.stdin.buffer.read()
+    raw = raw.removeprefix(codecs.BOM_UTF8)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise UsageError(f"{what} is not UTF-8 text: byte {raw[e.start]:#04x} on line {line} "
+                         "(expected UTF-8 text, one text per line)") from None
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise UsageError(f"{what} contains a NUL character on line {line} (expected UTF-8 "
+                         "text, one text per line; a binary or UTF-16 file?)")
+    if not text:
+        return []
+    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+
+
 def cmd_privatize(args) -> str:
     from bench.embeddings import tokenize
     from bench.mechanisms import MECHANISMS
@@ -140,32 +187,29 @@ def cmd_privatize(args) -> str:
 
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise UsageError(f"output folder does not exist: {Path(args.output).parent}")
-    if args.input and args.input != "-":
-        if not Path(args.input).is_file():
-            raise UsageError(f"input file not found: {args.input}")
-        text = Path(args.input).read_text(encoding="utf-8")
-    else:
-        text = sys.stdin.read()
+    if args.output and Path(args.output).is_dir():
+        raise UsageError(f"output {args.output} is a folder; expected a file path")
+    lines = _read_lines(args.input)
     mapping = args.mapping
     if mapping is None:
         mapping = "none" if MECHANISMS.get(args.mechanism).kind == "selection" else "nearest"
     privatizer = Privatizer.build(
         mechanism=args.mechanism, epsilon=args.epsilon, sensitivity=args.sensitivity,
         mapping=mapping, seed=args.seed, vocab_size=args.vocab_size, oov=args.oov,
-        embedding=args.embedding_file or args.embedding,
+        embedding=args.embedding, embedding_path=args.embedding_file,
         mechanism_params=_kv(args.param, "--param"),
         sensitivity_params=_kv(args.sensitivity_param, "--sensitivity-param"),
         mapping_params=_kv(args.mapping_param, "--mapping-param"))
     if not privatizer.mapping.outputs_text and privatizer.mechanism.kind == "additive":
         raise UsageError("mapping 'none' gives vectors, not text: use --mapping nearest or "
                          "vickrey with bench privatize")
-    lines = text.splitlines()
     out = privatizer.privatize([tokenize(line) for line in lines])
     result = "".join(t + "\n" for t in out.texts())
     g = privatizer.guarantee()
     stats = out.stats()
+    n_w = "n/a (no tokens)" if stats["n_w"] is None else f"{stats['n_w']:.3f}"
     print(f"guarantee: {g.describe()}; tokens: {stats['n_tokens']}, OOV: {stats['n_oov']}, "
-          f"N_w: {stats['n_w']:.3f}", file=sys.stderr)
+          f"N_w: {n_w}", file=sys.stderr)
     if out.oov_leaks and stats["n_oov"]:
         print(f"warning: --oov keep passed {stats['n_oov']} out-of-vocabulary tokens through "
               "unchanged: they have NO privacy guarantee", file=sys.stderr)
@@ -190,6 +234,9 @@ def cmd_data(args) -> str:
 # ------------------------------------------------------------------------------------ perf
 
 def cmd_perf(args) -> str:
+    if args.tokens < 1:
+        raise UsageError(f"--tokens must be >= 1 (tokens privatized per mechanism), got "
+                         f"{args.tokens}")
     if args.peers:
         from bench.peers import run_peers
 
@@ -204,6 +251,7 @@ def cmd_perf(args) -> str:
 def cmd_audit(args) -> str:
     from bench.audit import cli_audit
 
+    _check_folder(args.results_dir, "--results-dir")
     text, code = cli_audit(args.mechanism, args.epsilon, params=_kv(args.param, "--param"),
                            sensitivity=args.sensitivity, vocab_size=args.vocab_size,
                            pairs=args.pairs, draws=args.draws, confidence=args.confidence,
@@ -234,7 +282,10 @@ def cmd_run(args) -> str:
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written
         raise UsageError(text.strip().removeprefix("error: "))
+    _check_folder(args.results, "--results")
     grid = load_grid(args.grid)  # once more, for the run itself (validation loaded it too)
+    if not grid.cells:  # nothing could run: a configuration problem, not an empty success
+        raise UsageError(_no_cells(grid))
     bar = None
     if sys.stderr.isatty():  # a progress bar on a terminal, quiet otherwise
         from tqdm import tqdm
@@ -265,6 +316,18 @@ def cmd_run(args) -> str:
     if summary.count("failed"):
         raise RunFailed(summary.count("failed"))
     return ""
+
+
+def _no_cells(grid) -> str:
+    """One line saying why ``grid`` has no cell to run: the commonest skip reason, or none."""
+    if not grid.skipped:
+        return (f"grid {grid.name!r} has no cells (its exclude patterns remove every one); "
+                "nothing to run")
+    reasons = Counter(reason.splitlines()[0] for _, reason in grid.skipped)
+    (top, _), others = reasons.most_common(1)[0], len(reasons) - 1
+    more = f"; and {others} other reason(s)" if others else ""
+    return (f"grid {grid.name!r}: none of its {len(grid.skipped)} cells can run here, all are "
+            f"skipped: {top}{more} (`bench validate {grid.path} --details` lists them)")
 
 
 def cmd_report(args) -> str:
@@ -302,6 +365,24 @@ def cmd_reference(args) -> str:
         sys.stdout.write("".join(texts))
         raise ReferenceMismatch(", ".join(failed))
     return "".join(texts)
+
+
+def cmd_verify(args) -> str:
+    from bench.verify import verify_results
+
+    try:
+        report = verify_results(args.results, args.tracking_uri, repair=args.repair,
+                                seal=args.seal)
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+    if not report.ok:
+        sys.stdout.write(report.text())
+        raise VerifyFailed(str(args.results))
+    return report.text()
+
+
+class VerifyFailed(Exception):
+    """``bench verify`` found problems it did not (or could not) repair (exit code 1)."""
 
 
 def cmd_reference_prune(args) -> str:
@@ -445,6 +526,17 @@ def build_parser() -> argparse.ArgumentParser:
     ms.add_argument("--tracking-uri", default=None)
     ms.set_defaults(func=cmd_mlflow_sync)
 
+    ve = sub.add_parser("verify", help="check a results folder: every cell's files, "
+                        "checksums and hash, and the MLflow mirror (--repair fixes them)")
+    ve.add_argument("--results", default="results")
+    ve.add_argument("--tracking-uri", default=None,
+                    help="MLflow store to compare (default: <results>/mlflow.db if present)")
+    ve.add_argument("--repair", action="store_true",
+                    help="move damaged cells aside and recompute them; re-mirror MLflow")
+    ve.add_argument("--seal", action="store_true",
+                    help="write manifests for sound cells that have none (older results)")
+    ve.set_defaults(func=cmd_verify)
+
     rf = sub.add_parser("reference", help="check committed reference results (report "
                         "rebuilt byte-identically, cells current, reruns bit-exact)")
     rsub = rf.add_subparsers(dest="reference_command", required=True)
@@ -484,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     except ReferenceMismatch as e:
         print(f"bench: the committed reference of {e.args[0]} does not check out",
               file=sys.stderr)
+        return 1
+    except VerifyFailed as e:
+        print(f"bench: {e.args[0]} has problems (see above)", file=sys.stderr)
         return 1
     except RunFailed as e:
         print(f"bench: {e.args[0]} cell(s) failed; see results/cells/*/error.json",

@@ -544,19 +544,33 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
+    """One grid file's mapping; every problem (unreadable, not UTF-8, empty or whitespace only,
+    invalid YAML, not a mapping) is a one-line :class:`GridError` naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise GridError(f"{path}: grid file not found") from None
     except OSError as e:
         raise GridError(f"{path}: cannot read the grid file ({e.strerror})") from None
     try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise GridError(f"{path}: line {line}: not UTF-8 text (byte {raw[e.start]:#04x}); a "
+                        "grid file is UTF-8 YAML") from None
+    if not text.strip():
+        raise GridError(f"{path}: the grid file is empty (it needs at least 'axes')")
+    try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.reader.ReaderError as e:  # a control character such as NUL: no problem_mark
+        line = text.count("\n", 0, e.position) + 1
+        raise GridError(f"{path}: line {line}: invalid YAML: character #x{e.character:04x} is "
+                        "not allowed (a grid file is UTF-8 YAML text)") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or str(e)
-        raise GridError(f"{path}:{where}: invalid YAML: {problem}") from None
+        where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
+        problem = " ".join(str(getattr(e, "problem", None) or e).split())
+        raise GridError(f"{path}:{where} invalid YAML: {problem}") from None
     if data is None:
         raise GridError(f"{path}: the grid file is empty (it needs at least 'axes')")
     if not isinstance(data, dict):

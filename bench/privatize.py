@@ -129,20 +129,26 @@ class Privatizer:
         mapping: str = "nearest",
         seed: int | None = 0,
         embedding: Embedding | str = "glove-6b-50d",
+        embedding_path: str | None = None,
         vocab_size: int = DEFAULT_VOCAB_SIZE,
         oov: str = "unk",
         mechanism_params: dict | None = None,
         sensitivity_params: dict | None = None,
         mapping_params: dict | None = None,
     ) -> Privatizer:
-        """Validate everything, then load, fit and assemble (cheap checks first)."""
+        """Validate everything, then load, fit and assemble (cheap checks first).
+
+        ``embedding`` is a registered name or a loaded :class:`Embedding`; ``embedding_path``,
+        a GloVe text or ``.vec`` file, is read instead of the named embedding.
+        """
         check_oov_policy(oov)
         rng = np.random.default_rng(seed)
         mech = make_mechanism(mechanism, epsilon=epsilon, rng=rng, **(mechanism_params or {}))
         mapper = make_mapping(mapping, **(mapping_params or {}))
         check_combination(mech, mapper)
         sens = make_sensitivity(sensitivity, **(sensitivity_params or {}))
-        emb = load_embedding(embedding, vocab_size) if isinstance(embedding, str) else embedding
+        emb = load_embedding(embedding, vocab_size, path=embedding_path) \
+            if isinstance(embedding, str) else embedding
         sens.fit(emb.vectors)
         inputs = sens.transform(emb.input_vectors())
         if hasattr(mech, "bind_sensitivity"):

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.store import check_cell
+
 logger = logging.getLogger(__name__)
 
 REFERENCE_ROOT = Path("results") / "reference"
@@ -105,14 +107,27 @@ def reference_dir(grid: str, root: str | Path = REFERENCE_ROOT) -> Path:
     return folder
 
 
-def committed_cells(folder: Path) -> dict[str, dict]:
-    """``hash -> {"spec", "metrics"}`` of the finished cells under ``folder/cells``."""
+def committed_cells(folder: Path, skip: set[str] | frozenset[str] = frozenset()
+                    ) -> dict[str, dict]:
+    """``hash -> {"spec", "metrics"}`` of the finished cells under ``folder/cells`` (those
+    in ``skip`` left out).
+
+    Raises:
+        ReferenceError: a cell's file cannot be read or parsed (named in the message).
+    """
     out = {}
     for d in sorted((folder / "cells").iterdir()):
-        if d.name.startswith(".") or not (d / "metrics.json").is_file():
+        if d.name.startswith(".") or d.name in skip or not (d / "metrics.json").is_file():
             continue
-        out[d.name] = {"spec": json.loads((d / "spec.json").read_text(encoding="utf-8")),
-                       "metrics": json.loads((d / "metrics.json").read_text(encoding="utf-8"))}
+        cell = {}
+        for key in ("spec", "metrics"):
+            f = d / f"{key}.json"
+            try:
+                cell[key] = json.loads(f.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise ReferenceError(f"{f}: not a readable JSON file ({e}); `bench verify "
+                                     f"--results {folder}` checks every cell") from None
+        out[d.name] = cell
     return out
 
 
@@ -213,15 +228,24 @@ class ReferenceCheck:
     cells_checked: bool = False
     """Whether the committed hashes were compared with the grid's expansion."""
     rerun_problems: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
+    """Committed cells whose files do not check out (``hash: reason``, :mod:`bench.store`)."""
 
     @property
     def ok(self) -> bool:
         """Whether every check passed."""
-        return not (self.report_problems or self.missing or self.stale or self.rerun_problems)
+        return not (self.report_problems or self.missing or self.stale or self.rerun_problems
+                    or self.damaged)
 
     def text(self) -> str:
         """What the CLI prints."""
         lines = [f"reference {self.grid} ({self.folder}): {self.n_cells} committed cells"]
+        if self.damaged:
+            lines.append(f"  integrity: {len(self.damaged)} damaged cell(s) (bench verify "
+                         f"--results {self.folder})")
+            lines += [f"    damaged {d}" for d in self.damaged[:20]]
+        else:
+            lines.append("  integrity: every cell's manifest, checksums and hash check out")
         lines.append(f"  report: {'byte-identical' if not self.report_problems else 'DIFFERS'} "
                      f"(rebuilt in {self.report_seconds:.1f} s)")
         lines += [f"    {p}" for p in self.report_problems]
@@ -261,8 +285,11 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
     """
     name = Path(grid).stem if str(grid).endswith((".yaml", ".yml")) else str(grid)
     folder = reference_dir(name, root)
-    cells = committed_cells(folder)
-    out = ReferenceCheck(name, folder, len(cells))
+    damaged = {d.name: r for d in sorted((folder / "cells").iterdir())
+               if not d.name.startswith(".") and d.is_dir() and (r := check_cell(d))}
+    cells = committed_cells(folder, skip=set(damaged))
+    out = ReferenceCheck(name, folder, len(cells) + len(damaged))
+    out.damaged = [f"{h}: {r}" for h, r in damaged.items()]
     with tempfile.TemporaryDirectory(prefix="bench-reference-") as tmp:
         out.report_problems, out.report_seconds = compare_report(folder, grid, Path(tmp))
         if not (check_cells or rerun):

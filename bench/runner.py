@@ -1,9 +1,11 @@
 """Execute the cells of a grid: privatize → train → attack → measure, resumably and in parallel.
 
-Result files are the source of truth: ``results/cells/<hash>/`` holds ``spec.json`` and
-``metrics.json``, written atomically (a temporary folder renamed into place), so a cell counts
-as done only when both exist; a killed run loses at most the cells in flight. A failed cell
-writes ``error.json`` (the traceback) instead and the grid goes on; the next run retries it.
+Result files are the source of truth: ``results/cells/<hash>/`` holds ``spec.json``,
+``metrics.json`` and ``manifest.json`` (their checksums), written atomically (a temporary folder
+renamed into place), so a killed run loses at most the cells in flight; a cell counts as done
+only when its files check out (:mod:`bench.store`), and a damaged one is moved aside and
+recomputed. A failed cell writes ``error.json`` (the traceback) instead and the grid goes on;
+the next run retries it.
 
 Privatized corpora are cached under ``results/cache/privatized/<key>/`` and shared between cells
 that need the same one (same dataset, embedding, sensitivity, mechanism, mapping, ε and seed):
@@ -20,9 +22,9 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-import math
 import os
 import shutil
 import socket
@@ -39,6 +41,16 @@ import numpy as np
 
 import bench
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
+from bench.store import (
+    cell_done,
+    cell_state,
+    check_cell,
+    manifest_for,
+    quarantine,
+    write_cell,
+    write_json,
+)
+from bench.store import clean as _clean
 
 logger = logging.getLogger(__name__)
 
@@ -46,67 +58,6 @@ logger = logging.getLogger(__name__)
 # --------------------------------------------------------------------------------------------
 # Files
 # --------------------------------------------------------------------------------------------
-
-def _json_default(o: Any) -> Any:
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (np.floating,)):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    return str(o)
-
-
-def _clean(obj: Any) -> Any:
-    """JSON-safe copy: non-finite floats become the strings 'inf' / '-inf' / 'nan'."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return f if math.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
-
-
-def write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically (temp file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(_clean(obj), f, indent=1, sort_keys=True, default=_json_default)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
-    """Write ``spec.json`` + ``metrics.json`` as one atomic step (folder rename)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    try:
-        write_json(tmp / "spec.json", spec)
-        write_json(tmp / "metrics.json", metrics)
-        if folder.exists():  # e.g. an error.json from a failed earlier attempt
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def cell_done(folder: Path) -> bool:
-    """A cell is done when both of its result files exist."""
-    return (folder / "spec.json").is_file() and (folder / "metrics.json").is_file()
-
 
 class CellLock:
     """An exclusive lock file per cell, so two runs on one results folder never collide.
@@ -229,8 +180,13 @@ def privatized_corpus(cell: Cell, ds, docs: list[list[str]], cache_dir: Path
     key = privatization_hash(cell, ds.content_hash)
     folder = cache_dir / key
     if (folder / "stats.json").is_file():
-        stats = json.loads((folder / "stats.json").read_text())
-        return _read_corpus(folder, stats["output"]), stats | {"cache_hit": True}
+        try:
+            stats = json.loads((folder / "stats.json").read_text())
+            return _read_corpus(folder, stats["output"]), stats | {"cache_hit": True}
+        except (OSError, ValueError, KeyError) as e:  # damaged: it is a cache, so rebuild it
+            logger.warning("privatized corpus %s in the cache is damaged (%s): rebuilding it",
+                           key, e)
+            _discard(folder)
     s = cell.settings
     priv = Privatizer.build(
         mechanism=cell.mechanism, epsilon=cell.epsilon, sensitivity=cell.sensitivity,
@@ -261,6 +217,8 @@ def _write_corpus(folder: Path, out, stats: dict) -> None:
             flat = np.concatenate(out.vectors) if len(out.vectors) else np.zeros((0, 0))
             np.savez(tmp / "vectors.npz", vectors=flat.astype(np.float32), lengths=lengths)
         write_json(tmp / "stats.json", stats)
+        files = {p.name: p.read_bytes() for p in sorted(tmp.iterdir())}
+        write_json(tmp / CORPUS_MANIFEST, manifest_for(folder.name, files))
         try:
             os.replace(tmp, folder)
         except OSError:  # another worker finished the same corpus first: keep theirs
@@ -270,7 +228,35 @@ def _write_corpus(folder: Path, out, stats: dict) -> None:
         raise
 
 
+CORPUS_MANIFEST = "manifest.json"
+"""Checksums of a cached privatized corpus' files (:func:`bench.store.manifest_for`)."""
+
+
+def _verify_corpus(folder: Path) -> None:
+    """Raise ``ValueError`` unless every file of a cached corpus matches its manifest."""
+    try:
+        manifest = json.loads((folder / CORPUS_MANIFEST).read_text())
+    except FileNotFoundError:
+        raise ValueError(f"no {CORPUS_MANIFEST}") from None
+    for name, want in manifest["files"].items():
+        data = (folder / name).read_bytes()
+        if len(data) != want["bytes"] or hashlib.sha256(data).hexdigest() != want["sha256"]:
+            raise ValueError(f"{name} does not match its checksum")
+
+
+def _discard(folder: Path) -> None:
+    """Remove a damaged cache entry (renamed first, so no reader sees it half-deleted)."""
+    tmp = folder.with_name(f".{folder.name}.damaged-{os.getpid()}")
+    try:
+        os.replace(folder, tmp)
+    except OSError:  # another worker got there first
+        return
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _read_corpus(folder: Path, output: str) -> list:
+    """A cached privatized corpus, after checking its files against their checksums."""
+    _verify_corpus(folder)
     if output == "text":
         import pyarrow.parquet as pq
 
@@ -519,15 +505,18 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
              overwrite: str = "only-missing") -> CellResult:
     """Run one cell unless its results say otherwise; lock, evaluate, write atomically.
 
-    ``overwrite``: ``only-missing`` (default) runs cells without results, failed ones
-    included; ``never`` also leaves failed cells alone; ``always`` recomputes everything.
-    Never raises: a failure is recorded in ``error.json`` and returned.
+    ``overwrite``: ``only-missing`` (default) runs cells without sound results, failed ones
+    included; ``never`` also leaves failed cells alone; ``always`` recomputes everything. A
+    damaged cell (:func:`bench.store.check_cell`: unparsable, checksum mismatch, wrong hash,
+    no manifest) is moved aside to ``results/damaged/`` with one warning line and recomputed,
+    whatever ``overwrite`` says. Never raises: a failure is recorded in ``error.json`` (if the
+    disk lets it) and returned.
     """
     h = cell_hash(cell, dataset_hash)
     folder = results / "cells" / h
     if overwrite != "always" and cell_done(folder):
         return CellResult(h, cell.name, "cached")
-    if overwrite == "never" and (folder / "error.json").is_file():
+    if overwrite == "never" and cell_state(folder) == "failed":
         return CellResult(h, cell.name, "failed", error="failed earlier (--overwrite never)")
     lock = CellLock(results / "locks" / f"{h}.lock")
     if not lock.acquire():
@@ -535,6 +524,14 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
     spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash,
                           "suite_version": bench.__version__}
     try:
+        state = cell_state(folder)  # again, under the lock: another run may have finished it
+        if state == "done" and overwrite != "always":
+            return CellResult(h, cell.name, "cached")
+        if state == "damaged":
+            reason = check_cell(folder) or "damaged"
+            dest = quarantine(folder, results, reason)
+            logger.warning("cell %s was damaged (%s): moved to %s; recomputing it", cell.name,
+                           reason, dest)
         # one BLAS thread per cell (torch models use one thread too, bench.models.base): the
         # runner parallelises over cells, and a fixed thread count keeps reruns bit-exact
         from threadpoolctl import threadpool_limits
@@ -546,17 +543,20 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
             mark_mia_validity(metrics, metrics)
         else:
             base = None
-            if baseline_hash:
+            if baseline_hash and cell_done(results / "cells" / baseline_hash):
                 bfile = results / "cells" / baseline_hash / "metrics.json"
-                base = json.loads(bfile.read_text()) if bfile.is_file() else None
+                base = json.loads(bfile.read_text())
             metrics = add_deltas(metrics, base)
         write_cell(folder, spec, metrics)
         return CellResult(h, cell.name, "done", _clean(metrics), _clean(spec))
     except Exception as e:  # one failing cell is logged and the grid goes on
         tb = traceback.format_exc()
         logger.error("cell %s failed: %s", cell.name, e)
-        write_json(folder / "error.json", {"name": cell.name, "error": str(e),
-                                           "traceback": tb})
+        try:
+            write_json(folder / "error.json", {"name": cell.name, "error": str(e),
+                                               "traceback": tb})
+        except OSError as e2:  # e.g. the disk is full: the cell stays missing, not half-written
+            logger.error("cell %s: could not record the failure either: %s", cell.name, e2)
         return CellResult(h, cell.name, "failed", spec=_clean(spec), error=f"{type(e).__name__}: {e}")
     finally:
         lock.release()
@@ -719,18 +719,16 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     stop = False
 
     def collect(batch: list[CellResult]) -> None:
-        nonlocal log_s, stop
+        nonlocal log_s, stop, tracker
         for r in batch:
             outcomes.append(r)
             if tracker is not None and r.status in ("done", "cached"):
                 t = time.perf_counter()
-                folder = results / "cells" / r.hash
-                if r.status == "cached":  # back-fill only if this cell never reached MLflow
-                    if r.hash not in tracker.logged:
-                        tracker.log_cell(r.hash, json.loads((folder / "spec.json").read_text()),
-                                         json.loads((folder / "metrics.json").read_text()))
-                else:
-                    tracker.log_cell(r.hash, r.spec, r.metrics)
+                try:
+                    mirror(tracker, results, r)
+                except Exception as e:  # MLflow is a mirror: losing it never loses a cell
+                    _lost_mlflow(e, results, tracker)
+                    tracker = None
                 log_s += time.perf_counter() - t
             if progress:
                 progress(r)
@@ -772,7 +770,10 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
             counts[r.status] = counts.get(r.status, 0) + 1
         if tracker is not None:
             t = time.perf_counter()
-            tracker.finish(counts, time.perf_counter() - t0)
+            try:
+                tracker.finish(counts, time.perf_counter() - t0)
+            except Exception as e:
+                _lost_mlflow(e, results, tracker)
             log_s += time.perf_counter() - t
     skipped = [(c.name, reason) for c, reason in grid.skipped]
     stages = _stage_times(results, outcomes)
@@ -780,6 +781,40 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
         stages["mlflow"] = log_s
     return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0, stages,
                       warnings_)
+
+
+def mirror(tracker: Any, results: Path, r: CellResult) -> None:
+    """Log one finished (or already finished) cell to MLflow, once.
+
+    Under a per-cell lock and asking MLflow again: another runner on the same results folder
+    may be logging the same cell (it computed it; here it is cached)."""
+    folder = results / "cells" / r.hash
+    lock = CellLock(results / "locks" / f"{r.hash}.mlflow.lock")
+    for _ in range(600):  # 30 s; a lock held that long belongs to a stuck runner: go on
+        if lock.acquire():
+            break
+        time.sleep(0.05)
+    try:
+        if r.status == "cached":  # back-fill only if it never reached MLflow
+            if not tracker.is_logged(r.hash):
+                tracker.log_cell(r.hash, json.loads((folder / "spec.json").read_text()),
+                                 json.loads((folder / "metrics.json").read_text()))
+        else:
+            tracker.log_cell(r.hash, r.spec, r.metrics, recheck=True)
+    finally:
+        lock.release()
+
+
+def _lost_mlflow(e: Exception, results: Path, tracker: Any) -> None:
+    """Say once that MLflow is gone and close this process' parent run as far as it can."""
+    logger.warning("MLflow stopped answering (%s: %s); the run goes on without it: the files "
+                   "under %s/cells are the results, and `bench mlflow-sync --results %s` "
+                   "mirrors them later, each cell once", type(e).__name__,
+                   str(e).splitlines()[0] if str(e) else "", results, results)
+    try:
+        tracker.mlflow.end_run(status="FAILED")
+    except Exception:  # the server is gone; the parent run stays open there
+        logger.debug("could not close the MLflow parent run", exc_info=True)
 
 
 def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:

@@ -130,9 +130,22 @@ class Tracker:
             if not token:
                 return hashes
 
-    def log_cell(self, cell_hash: str, spec: dict, metrics: dict) -> bool:
-        """Mirror one finished cell as a nested run; False if it was logged before."""
+    def is_logged(self, cell_hash: str) -> bool:
+        """Whether the experiment has a run of this cell, asking MLflow again (another runner
+        on the same results folder may have logged it since this tracker started)."""
         if cell_hash in self.logged:
+            return True
+        found = self.mlflow.MlflowClient().search_runs(
+            [self.experiment_id], f"tags.`bench.cell_hash` = '{cell_hash}'", max_results=1)
+        if found:
+            self.logged.add(cell_hash)
+        return bool(found)
+
+    def log_cell(self, cell_hash: str, spec: dict, metrics: dict, recheck: bool = False) -> bool:
+        """Mirror one finished cell as a nested run; False if it was logged before (with
+        ``recheck``, as MLflow says now, see :meth:`is_logged`; otherwise as it said when this
+        tracker started or since)."""
+        if self.is_logged(cell_hash) if recheck else cell_hash in self.logged:
             return False
         mlflow = self.mlflow
         with mlflow.start_run(experiment_id=self.experiment_id, run_name=spec.get("name"),
@@ -161,14 +174,16 @@ class Tracker:
 
 
 def sync_results(results: str | Path = "results", uri: str | None = None) -> tuple[int, int]:
-    """Back-fill MLflow from ``results/cells``: log every finished cell not yet logged.
+    """Back-fill MLflow from ``results/cells``: log every sound cell not yet logged.
 
     Returns:
         ``(logged, already_there)``.
     """
+    from bench.store import cell_done
+
     results = Path(results)
     cells = sorted(p.parent for p in results.glob("cells/*/metrics.json")
-                   if (p.parent / "spec.json").is_file())
+                   if cell_done(p.parent))  # sound cells only (bench.store)
     tracker = Tracker(uri or default_uri(results), "mlflow-sync", results)
     logged = 0
     for folder in cells:

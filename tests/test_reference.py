@@ -113,16 +113,23 @@ def test_edited_report_or_cell_is_caught(reference, tmp_path):
     f.write_text(f.read_text() + "\nhand edit\n")
     res = check_reference(str(grid), folder.parent, check_cells=False)
     assert res.report_problems == ["report/index.md: differs"]
-    # a committed metric changed by hand: the report no longer rebuilds to the committed one,
-    # and a rerun of that cell disagrees with it
+    # a committed metric changed by hand: the cell's manifest no longer matches (bench.store)
     grid, folder = _copy(reference, tmp_path / "b")
     cell = next(p for p in (folder / "cells").iterdir()
                 if json.loads((p / "spec.json").read_text())["mechanism"]["name"] == "tem")
     m = json.loads((cell / "metrics.json").read_text())
     m["utility"]["macro_f1"] += 1e-12
     (cell / "metrics.json").write_text(json.dumps(m))
-    res = check_reference(str(grid), folder.parent, rerun=[cell.name[:10]], check_cells=False)
+    res = check_reference(str(grid), folder.parent, check_cells=False)
     assert not res.ok
+    assert len(res.damaged) == 1 and res.damaged[0].startswith(f"{cell.name}: metrics.json ")
+    # ... and changed together with its manifest: the report no longer rebuilds to the
+    # committed one, and a rerun of that cell disagrees with it
+    from bench.store import write_cell
+
+    write_cell(cell, json.loads((cell / "spec.json").read_text()), m)
+    res = check_reference(str(grid), folder.parent, rerun=[cell.name[:10]], check_cells=False)
+    assert not res.ok and res.damaged == []
     assert any("/utility/macro_f1: committed" in p for p in res.rerun_problems), res.text()
 
 
@@ -160,3 +167,16 @@ def test_cli_reference_check(reference, tmp_path, capsys):
 def test_reference_dir_error(tmp_path):
     with pytest.raises(ReferenceError, match="no committed reference cells"):
         check_reference("missing", tmp_path)
+
+
+def test_unreadable_committed_cell_is_reported_not_a_traceback(reference, tmp_path, capsys):
+    grid, folder = _copy(reference, tmp_path)
+    cell = sorted((folder / "cells").iterdir())[0]
+    from bench.reference import committed_cells
+
+    size = (cell / "spec.json").stat().st_size
+    (cell / "spec.json").write_bytes(b"")
+    res = check_reference(str(grid), folder.parent, check_cells=False)
+    assert res.damaged == [f"{cell.name}: spec.json has 0 bytes, the manifest says {size}"]
+    with pytest.raises(ReferenceError, match="spec.json: not a readable JSON file"):
+        committed_cells(folder)

@@ -89,6 +89,20 @@ def test_run_resume_failures_and_mlflow(grid, tmp_path):
     again = run_grid(grid, results=results, jobs=1)
     assert again.count("cached") == 3 and again.count("failed") == 1
 
+    # a damaged cell (here truncated) is not "already done": moved aside, recomputed, the same
+    mvl_hash = next(r.hash for r in summary.results if "mech=mvl" in r.name)
+    f = results / "cells" / mvl_hash / "metrics.json"
+    f.write_bytes(f.read_bytes()[:100])
+    healed = run_grid(grid, results=results, jobs=1)
+    assert healed.count("done") == 1 and healed.count("cached") == 2
+    assert [r.name for r in healed.results if r.status == "done"] == [mvl["cell"]]
+    moved = list((results / "damaged").iterdir())
+    assert len(moved) == 1 and moved[0].name.startswith(mvl_hash)
+    assert "bytes" in (moved[0] / "reason.txt").read_text()
+    from bench.reference import comparable
+
+    assert comparable(json.loads(f.read_text())) == comparable(mvl)
+
     runs = search(results)
     children = runs[runs["tags.mlflow.parentRunId"].notna()]
     assert len(children) == 3
@@ -297,3 +311,87 @@ def test_workers_keep_their_caches(monkeypatch):
     calls = []
     monkeypatch.setattr(R, "keep_worker_caches", lambda: calls.append(1))
     assert R.run_group([], "unused") == [] and calls == [1]  # what the runner's workers call
+
+
+def test_damaged_corpus_cache_is_rebuilt(tmp_path, caplog):
+    """A cached privatized corpus whose file no longer matches its checksum is discarded and
+    rebuilt (with one warning), and the cell's numbers do not change."""
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID.replace("mechanism: [mvl, tem, truncated_gumbel]", "mechanism: [tem]"))
+    results = tmp_path / "r"
+    first = run_grid(grid, results=results, mlflow=False)
+    assert first.count("done") == 2
+    (entry,) = [p for p in (results / "cache" / "privatized").iterdir()
+                if not p.name.startswith(".")]
+    data = entry / "tokens.parquet"
+    data.write_bytes(data.read_bytes()[:-40] + b"\0" * 40)  # same size, different bytes
+    before = metrics_of(results)
+    with caplog.at_level("WARNING", logger="bench.runner"):
+        again = run_grid(grid, results=results, mlflow=False, overwrite="always")
+    assert again.count("done") == 2
+    assert any("is damaged (tokens.parquet does not match its checksum): rebuilding" in r.message
+               for r in caplog.records)
+    from bench.reference import comparable
+
+    after = metrics_of(results)
+    assert {k: comparable(v) for k, v in after.items()} == \
+        {k: comparable(v) for k, v in before.items()}
+    assert all(not m["privatization"]["cache_hit"] for k, m in after.items() if "tem" in k)
+
+
+def test_full_disk_fails_cells_cleanly(grid, tmp_path, monkeypatch):
+    """ENOSPC while a cell is written: the cell is reported failed with the OS error, no
+    folder holds a half-written cell, no temporary folder is left, and the grid goes on; the
+    next run (disk space back) computes exactly the missing cells."""
+    import errno
+
+    from bench import store
+
+    real = store._write_bytes
+
+    def full(path, data):
+        if path.name == "metrics.json":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(store, "_write_bytes", full)
+    results = tmp_path / "r"
+    summary = run_grid(grid, results=results, mlflow=False)
+    assert summary.count("done") == 0 and summary.count("failed") == 4
+    assert all("No space left on device" in r.error for r in summary.results if r.status
+               == "failed" and "truncated_gumbel" not in r.name)
+    cells = results / "cells"
+    assert not [p for p in cells.iterdir() if p.name.startswith(".")]  # no temp folders
+    assert not list(cells.glob("*/metrics.json")) and not list(cells.glob("*/spec.json"))
+    monkeypatch.undo()
+    again = run_grid(grid, results=results, mlflow=False)
+    assert again.count("done") == 3 and again.count("failed") == 1
+
+
+def test_mlflow_going_away_mid_run(grid, tmp_path, monkeypatch, caplog):
+    """MLflow stops answering after the first cell: the run finishes (files are the results),
+    says so once, and `bench mlflow-sync` later mirrors every cell exactly once."""
+    from bench import tracking
+
+    real = tracking.Tracker.log_cell
+    calls = []
+
+    def flaky(self, *a, **k):
+        calls.append(1)
+        if len(calls) > 1:
+            raise ConnectionError("Connection refused: 127.0.0.1:5000")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(tracking.Tracker, "log_cell", flaky)
+    results = tmp_path / "r"
+    with caplog.at_level("WARNING", logger="bench.runner"):
+        summary = run_grid(grid, results=results)
+    assert summary.count("done") == 3 and summary.count("failed") == 1
+    assert len(calls) == 2  # the second call failed; no further attempts
+    assert sum("MLflow stopped answering" in r.message for r in caplog.records) == 1
+    monkeypatch.undo()
+    assert main(["mlflow-sync", "--results", str(results)]) == 0
+    assert main(["mlflow-sync", "--results", str(results)]) == 0  # idempotent
+    runs = search(results, "tags.`bench.kind` = 'cell'")
+    assert sorted(runs["tags.bench.cell_hash"]) == sorted(
+        r.hash for r in summary.results if r.status == "done")

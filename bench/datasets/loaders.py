@@ -2,8 +2,8 @@
 
 Each loader reads the dataset's original distribution format from a user-given path (the
 ``path`` config key, or an environment variable such as ``BENCH_AGNEWS_PATH``). A missing file
-raises :class:`DatasetFileNotFoundError`; a malformed row, a missing column or an empty result
-raises :class:`DatasetFormatError`; both say what was expected and where.
+raises :class:`DatasetFileNotFoundError`; a malformed row, a missing column, a file that is not
+UTF-8 or an empty result raises :class:`DatasetFormatError`; both say what was expected and where.
 
 * ``agnews`` -- Zhang et al. (2015) AG News CSV (``"class","title","description"``, no header),
   or the thesis' 6-topic variant (a CSV with a header and a ``topic`` column).
@@ -28,8 +28,9 @@ import logging
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -65,6 +66,35 @@ RATINGS = ("1", "2", "3", "4", "5")
 TRUSTPILOT_SUBCORPORA = ("united_kingdom", "united_states")
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+@contextmanager
+def open_utf8(file: Path, **kwargs: Any) -> Iterator[TextIO]:
+    """``file`` opened for reading as UTF-8 text (``kwargs`` go to :meth:`Path.open`).
+
+    Raises:
+        DatasetFormatError: a byte that is not UTF-8 was read inside the ``with`` block; the
+            message names the file and its first line that is not UTF-8.
+    """
+    try:
+        with file.open(encoding="utf-8", **kwargs) as f:
+            yield f
+    except UnicodeDecodeError:
+        raise DatasetFormatError(
+            f"{file}:{_first_non_utf8_line(file)}: not UTF-8 text; expected a UTF-8 file "
+            "(convert it, e.g. with iconv -t utf-8)"
+        ) from None
+
+
+def _first_non_utf8_line(file: Path) -> int:
+    """The number of the first line of ``file`` that is not valid UTF-8 (0: every line is)."""
+    with file.open("rb") as f:
+        for lineno, line in enumerate(f, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return lineno
+    return 0
 
 
 def _empty_check(name: str, texts: Sequence[str], where: Path, why: str) -> None:
@@ -176,7 +206,7 @@ def load_agnews(
     labels: list[str] = []
     six_topic = False
     for file in _ag_files(root):
-        with file.open(newline="", encoding="utf-8") as f:
+        with open_utf8(file, newline="") as f:
             reader = csv.reader(f)
             first = next(reader, None)
             if first is None:
@@ -285,7 +315,7 @@ def iter_json_lines(file: Path, max_rows: int | None = None) -> Iterator[tuple[i
         DatasetFormatError: a line that is neither JSON nor a Python dict literal.
     """
     count = 0
-    with file.open(encoding="utf-8") as f:
+    with open_utf8(file) as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue
@@ -515,7 +545,7 @@ def load_sst2(path: str | Path | None = None) -> Corpus:
     texts: list[str] = []
     labels: list[str] = []
     for file in files:
-        with file.open(newline="", encoding="utf-8") as f:
+        with open_utf8(file, newline="") as f:
             reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
             header = next(reader, None) or []
             if "sentence" not in header or "label" not in header:
@@ -592,7 +622,8 @@ def load_imdb(path: str | Path | None = None) -> Corpus:
     labels: list[int] = []
     for d in present:
         for f in sorted(d.glob("*.txt")):
-            text = " ".join(f.read_text(encoding="utf-8").replace("<br />", " ").split())
+            with open_utf8(f) as review:
+                text = " ".join(review.read().replace("<br />", " ").split())
             if text:
                 texts.append(text)
                 labels.append(1 if d.name == "pos" else 0)
@@ -753,6 +784,11 @@ def _generic_build(
 ) -> Corpus:
     needed = [text, label, *private] + ([group] if group else [])
     cols = available()
+    if cols == []:
+        raise DatasetFormatError(
+            f"{path}:1: no header row (the file is empty or its first line is blank); expected "
+            f"a header naming the columns {', '.join(map(repr, needed))}"
+        )
     if cols is not None:
         missing = [c for c in needed if c not in cols]
         if missing:
@@ -782,7 +818,8 @@ def _generic_build(
             groups.append(vals[group])
     if dropped:
         logger.info("%s: dropped %d rows with an empty text, label or attribute", path, dropped)
-    _empty_check(fmt, texts, path, "every row had an empty text, label or attribute")
+    _empty_check(fmt, texts, path, "every row had an empty text, label or attribute" if dropped
+                 else "the file has no rows")
     tasks = []
     for c in [label, *private]:
         y, classes = encode_labels(values[c])
@@ -838,7 +875,7 @@ def load_csv(
     if p.is_dir():
         raise DatasetFileNotFoundError(f"dataset 'csv': {p} is a folder; expected a CSV file")
     delim = delimiter or ("\t" if p.suffix.lower() == ".tsv" else ",")
-    with p.open(newline="", encoding="utf-8") as f:
+    with open_utf8(p, newline="") as f:
         reader = csv.DictReader(f, delimiter=delim)
 
         def rows() -> Iterator[tuple[int, dict[str, Any]]]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
+from bench.store import MANIFEST, check_cell
 
 logger = logging.getLogger(__name__)
 
@@ -212,11 +213,22 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
     if grid is not None:
         grid_name, keep, names = _grid_filter(grid)
     out = ResultSet([], [], grid=grid_name)
+    unsealed = 0
     for folder in sorted(p for p in cells_dir.iterdir() if p.is_dir()
                          and not p.name.startswith(".")):
         spec_f, met_f, err_f = (folder / n for n in ("spec.json", "metrics.json", "error.json"))
         try:
-            if spec_f.is_file() and met_f.is_file():
+            if spec_f.is_file() or met_f.is_file():
+                # cells with a manifest (every cell bench run writes) are integrity-checked;
+                # cells without one (older runs, hand-made or imported results) are read as
+                # they are, and counted
+                problem = check_cell(folder) if (folder / MANIFEST).is_file() else None
+                unsealed += not (folder / MANIFEST).is_file()
+                if problem:
+                    out.warnings.append(f"cells/{folder.name}: damaged ({problem}); ignored -- "
+                                        "`bench run` moves it aside and recomputes it, "
+                                        "`bench verify` lists every damaged cell")
+                    continue
                 spec, metrics = _read_json(spec_f), _read_json(met_f)
                 if keep(spec):
                     out.cells.append(CellRecord(folder.name, spec, metrics, folder))
@@ -233,6 +245,10 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
             out.warnings.append(f"cells/{folder.name}: unreadable ({e}); ignored")
     for w in out.warnings:
         logger.warning(w)
+    if unsealed:  # said on the console only: the report's content does not depend on it
+        logger.warning("%d cell(s) without %s (written before manifests existed, by hand or "
+                       "elsewhere): read without an integrity check; `bench verify --seal` "
+                       "seals the sound ones", unsealed, MANIFEST)
     return out
 
 

@@ -1,0 +1,253 @@
+"""The cells of a results folder: how a cell is written, when it counts as done, and what
+happens to a damaged one.
+
+Layout::
+
+    results/cells/<hash>/spec.json       the cell, every axis resolved (Cell.spec + hash, name,
+                                         dataset_hash, suite_version)
+    results/cells/<hash>/metrics.json    its measurements
+    results/cells/<hash>/manifest.json   written last: format, hash, and each file's size and
+                                         sha256
+    results/cells/<hash>/error.json      instead of the three above: a failed cell
+    results/damaged/<hash>.<UTC time>/   a damaged cell moved aside, with reason.txt
+
+A cell is written into a temporary folder that is renamed into place (atomic on one
+filesystem), so a killed writer leaves a dot-folder, never a half-written cell. A cell counts as
+done only when :func:`check_cell` finds nothing wrong: the manifest parses and names the
+folder's hash, both files have the recorded size and sha256, both parse as JSON objects with
+the documented keys (:data:`SPEC_KEYS`, :data:`METRICS_KEYS`), the spec names the folder's hash
+and, when it was written by this suite version, the hash recomputed from the spec is the
+folder's name. Anything else is *damaged*: ``bench run`` moves it aside with
+:func:`quarantine` (evidence is never deleted), says so in one line and recomputes the cell;
+``bench verify`` reports it.
+
+Example:
+    >>> write_cell(folder, spec, metrics)
+    >>> check_cell(folder) is None
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bench
+
+logger = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+"""Name of the manifest file, written last into a cell's folder."""
+MANIFEST_FORMAT = 1
+"""Version of the manifest's layout."""
+CELL_FILES = ("spec.json", "metrics.json")
+"""The files a manifest seals."""
+SPEC_KEYS = ("hash", "name", "dataset", "model", "mechanism", "sensitivity", "mapping",
+             "epsilon", "seed", "settings", "suite_version")
+"""Keys every ``spec.json`` has (:meth:`bench.grid.Cell.spec` plus the runner's own)."""
+METRICS_KEYS = ("runtime",)
+"""Keys every ``metrics.json`` has, whatever the grid's ``metrics`` setting."""
+DAMAGED = "damaged"
+"""Folder under the results folder that damaged cells are moved to."""
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    return str(o)
+
+
+def clean(obj: Any) -> Any:
+    """JSON-safe copy: non-finite floats become the strings 'inf' / '-inf' / 'nan'."""
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def dumps(obj: Any) -> bytes:
+    """The bytes a results JSON file holds (sorted keys, indent 1)."""
+    return json.dumps(clean(obj), indent=1, sort_keys=True,
+                      default=_json_default).encode("utf-8")
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (temp file in the same folder, then rename); on any error,
+    including a full disk, the temp file is removed and ``path`` is left as it was."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        _write_bytes(Path(tmp), dumps(obj))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def manifest_for(folder_hash: str, files: dict[str, bytes]) -> dict[str, Any]:
+    """The manifest of a cell: its hash and each file's size and sha256."""
+    return {"format": MANIFEST_FORMAT, "hash": folder_hash,
+            "files": {name: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                      for name, data in sorted(files.items())}}
+
+
+def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
+    """Write ``spec.json``, ``metrics.json`` and, last, ``manifest.json`` as one atomic step:
+    everything goes into a temporary sibling folder that is renamed into place. On any error
+    (a full disk included) the temporary folder is removed and ``folder`` is left as it was."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        files = {"spec.json": dumps(spec), "metrics.json": dumps(metrics)}
+        for name, data in files.items():
+            _write_bytes(tmp / name, data)
+        _write_bytes(tmp / MANIFEST, dumps(manifest_for(folder.name, files)))
+        if folder.exists():  # e.g. an error.json from a failed earlier attempt
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def seal_cell(folder: Path) -> None:
+    """Write the manifest of a cell whose files are otherwise sound (a cell written before
+    manifests existed); refuses a cell :func:`check_cell` finds anything else wrong with."""
+    problem = check_cell(folder, require_manifest=False)
+    if problem:
+        raise ValueError(f"{folder}: {problem}; not sealed")
+    files = {n: (folder / n).read_bytes() for n in CELL_FILES}
+    write_json(folder / MANIFEST, manifest_for(folder.name, files))
+
+
+# --------------------------------------------------------------------------------------------
+# Checking
+# --------------------------------------------------------------------------------------------
+
+def _load_object(path: Path) -> dict:
+    try:
+        obj = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ValueError(f"{path.name} does not parse ({e})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{path.name} is not a JSON object")
+    return obj
+
+
+def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
+    """What is wrong with a finished cell's folder, or None if it is sound (see the module
+    docstring for what is checked). A folder without ``spec.json`` and ``metrics.json`` is
+    not a finished cell: ask :func:`cell_state` first."""
+    try:
+        raw = {n: (folder / n).read_bytes() for n in CELL_FILES}
+    except OSError as e:
+        return f"unreadable ({e.strerror or e})"
+    if require_manifest:
+        mf = folder / MANIFEST
+        if not mf.is_file():
+            return (f"no {MANIFEST} (written before manifests existed, or not by bench; "
+                    "`bench verify --seal` seals sound ones)")
+        try:
+            manifest = _load_object(mf)
+        except (OSError, ValueError) as e:
+            return str(e)
+        if manifest.get("format") != MANIFEST_FORMAT:
+            return f"{MANIFEST} has format {manifest.get('format')!r}, expected {MANIFEST_FORMAT}"
+        if manifest.get("hash") != folder.name:
+            return f"{MANIFEST} names cell {manifest.get('hash')!r}, not {folder.name!r}"
+        files = manifest.get("files")
+        if not isinstance(files, dict) or set(files) != set(CELL_FILES):
+            return f"{MANIFEST} does not list exactly {', '.join(CELL_FILES)}"
+        for name, data in raw.items():
+            want = files[name] if isinstance(files[name], dict) else {}
+            if len(data) != want.get("bytes"):
+                return f"{name} has {len(data)} bytes, the manifest says {want.get('bytes')}"
+            if hashlib.sha256(data).hexdigest() != want.get("sha256"):
+                return f"{name} does not match its checksum"
+    try:
+        spec = _load_object(folder / "spec.json")
+        metrics = _load_object(folder / "metrics.json")
+    except ValueError as e:
+        return str(e)
+    for name, obj, keys in (("spec.json", spec, SPEC_KEYS), ("metrics.json", metrics,
+                                                              METRICS_KEYS)):
+        missing = [k for k in keys if k not in obj]
+        if missing:
+            return f"{name} lacks {', '.join(missing)}"
+    if spec["hash"] != folder.name:
+        return f"spec.json names cell {spec['hash']!r}, not {folder.name!r}"
+    if spec["suite_version"] == bench.__version__:  # older versions hashed differently
+        from bench.grid import Cell, cell_hash
+
+        try:
+            h = cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"))
+        except (KeyError, TypeError, ValueError) as e:
+            return f"spec.json does not describe a cell ({type(e).__name__}: {e})"
+        if h != folder.name:
+            return f"spec.json hashes to {h}, not to its folder's name"
+    return None
+
+
+def cell_state(folder: Path) -> str:
+    """``"missing"`` (no cell files), ``"failed"`` (only ``error.json``), ``"done"`` (sound)
+    or ``"damaged"`` (anything else: see :func:`check_cell`)."""
+    has = [(folder / n).exists() for n in (*CELL_FILES, MANIFEST)]
+    if not any(has):
+        return "failed" if (folder / "error.json").is_file() else "missing"
+    return "done" if check_cell(folder) is None else "damaged"
+
+
+def cell_done(folder: Path) -> bool:
+    """Whether the cell in ``folder`` is finished and sound (:func:`check_cell`)."""
+    return cell_state(folder) == "done"
+
+
+def quarantine(folder: Path, results: Path, reason: str) -> Path:
+    """Move a damaged cell's folder to ``results/damaged/<hash>.<UTC time>/`` with a
+    ``reason.txt``; never deletes it. Returns the new location."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    dest = results / DAMAGED / f"{folder.name}.{stamp}"
+    n = 1
+    while dest.exists():
+        n += 1
+        dest = results / DAMAGED / f"{folder.name}.{stamp}.{n}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(folder, dest)
+    (dest / "reason.txt").write_text(reason + "\n", encoding="utf-8")
+    return dest

@@ -1,0 +1,310 @@
+"""``bench verify``: check a whole results folder, and its MLflow mirror, and optionally repair.
+
+Checked (files are the source of truth, :mod:`bench.store`):
+
+* every ``cells/<hash>/`` folder: *done* (sound), *failed* (``error.json``), *damaged* (with the
+  reason: unparsable, checksum or size mismatch, wrong hash, schema) or *unsealed* (sound but
+  without a manifest: written before manifests existed, by hand or elsewhere);
+* temporary folders a killed writer left in ``cells/`` (dot-folders);
+* the MLflow mirror, if there is one (``results/mlflow.db`` or ``--tracking-uri``): sound cells
+  with no run (*missing*), cells with more than one run (*duplicated*), runs whose metrics
+  disagree with the files (*disagreeing*) and runs of cells that are not in the files
+  (*orphaned*, e.g. moved aside as damaged).
+
+``--repair`` moves damaged cells and temporary folders aside to ``results/damaged/`` (never
+deleting them), recomputes every damaged cell whose ``spec.json`` still describes a current
+cell (its baseline is looked up among the sound cells), logs missing runs, deletes the extra runs
+of duplicated cells and re-logs disagreeing ones; ``--seal`` writes manifests for unsealed
+cells. Orphaned runs are only reported.
+
+Example:
+    >>> report = verify_results("results", repair=True)
+    >>> print(report.text())
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bench
+from bench.store import (
+    MANIFEST,
+    cell_state,
+    check_cell,
+    quarantine,
+    seal_cell,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class MlflowCheck:
+    """The MLflow mirror compared with the sound cells."""
+
+    uri: str
+    runs: int = 0
+    missing: list[str] = field(default_factory=list)
+    duplicated: dict[str, list[str]] = field(default_factory=dict)
+    """Cell hash -> its run ids, oldest first."""
+    disagreeing: dict[str, str] = field(default_factory=dict)
+    """Cell hash -> the first metric that differs."""
+    orphaned: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.duplicated or self.disagreeing)
+
+
+@dataclass
+class VerifyReport:
+    """Outcome of :func:`verify_results`."""
+
+    results: Path
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
+    """Cell hash -> reason."""
+    unsealed: list[str] = field(default_factory=list)
+    stray: list[str] = field(default_factory=list)
+    mlflow: MlflowCheck | None = None
+    actions: list[str] = field(default_factory=list)
+    """What ``--repair`` / ``--seal`` did, one line each."""
+
+    @property
+    def ok(self) -> bool:
+        """No damaged, unsealed or stray entries and a consistent MLflow mirror (orphaned runs
+        and failed cells do not count: the first are history, the second recorded outcomes)."""
+        return not (self.damaged or self.unsealed or self.stray) and (
+            self.mlflow is None or self.mlflow.ok)
+
+    def text(self) -> str:
+        """Human-readable summary."""
+        lines = [f"verify {self.results}: {len(self.done)} cells sound, {len(self.failed)} "
+                 f"failed, {len(self.damaged)} damaged, {len(self.unsealed)} without a "
+                 f"manifest, {len(self.stray)} unfinished temporary folder(s)"]
+        lines += [f"  damaged {h}: {r}" for h, r in sorted(self.damaged.items())]
+        lines += [f"  unsealed {h} (`--seal` writes its manifest)" for h in self.unsealed[:20]]
+        lines += [f"  stray {s}" for s in self.stray]
+        m = self.mlflow
+        if m is None:
+            lines.append(f"  mlflow: no store ({self.results}/mlflow.db absent; --tracking-uri "
+                         "to check another)")
+        else:
+            lines.append(f"  mlflow {m.uri}: {m.runs} cell runs; {len(m.missing)} missing, "
+                         f"{len(m.duplicated)} duplicated, {len(m.disagreeing)} disagreeing "
+                         f"with the files, {len(m.orphaned)} orphaned")
+            lines += [f"    missing {h}" for h in m.missing[:20]]
+            lines += [f"    duplicated {h}: {len(r)} runs" for h, r in m.duplicated.items()]
+            lines += [f"    disagreeing {h}: {d}" for h, d in m.disagreeing.items()]
+            lines += [f"    orphaned {h} (no sound cell in the files)" for h in m.orphaned]
+        lines += [f"  {a}" for a in self.actions]
+        lines.append("  OK" if self.ok else "  PROBLEMS (`bench verify --repair` fixes what "
+                     "it can)")
+        return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+def scan(results: Path, report: VerifyReport) -> None:
+    """Classify every entry of ``results/cells``."""
+    cells = results / "cells"
+    if not cells.is_dir():
+        return
+    for folder in sorted(p for p in cells.iterdir() if p.is_dir()):
+        if folder.name.startswith("."):
+            report.stray.append(folder.name)
+            continue
+        state = cell_state(folder)
+        if state == "done":
+            report.done.append(folder.name)
+        elif state == "failed":
+            report.failed.append(folder.name)
+        elif state == "damaged":
+            if not (folder / MANIFEST).exists() and check_cell(folder, False) is None:
+                report.unsealed.append(folder.name)
+            else:
+                report.damaged[folder.name] = check_cell(folder) or "damaged"
+
+
+def _rebuildable(spec_file: Path) -> tuple[Any, dict] | None:
+    """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell."""
+    from bench.grid import Cell, cell_hash
+
+    try:
+        spec = json.loads(spec_file.read_text(encoding="utf-8"))
+        if spec.get("suite_version") != bench.__version__:
+            return None
+        cell = Cell.from_spec(spec)
+        if cell_hash(cell, spec.get("dataset_hash")) != spec.get("hash"):
+            return None
+        return cell, spec
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _ident(spec: dict) -> str:
+    """What a cell shares with its baseline (as :func:`bench.runner.plan` matches them)."""
+    return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"],
+                       spec["model"]["name"], spec["model"]["params"], spec["seed"]],
+                      sort_keys=True)
+
+
+def repair_files(results: Path, report: VerifyReport) -> None:
+    """Move damaged cells and temporary folders aside; recompute the cells that can be."""
+    from bench.runner import run_cell
+
+    for name in report.stray:
+        dest = quarantine(results / "cells" / name, results, "unfinished temporary folder")
+        report.actions.append(f"moved temporary folder {name} to {dest}")
+    report.stray = []
+    todo = []
+    for h, reason in sorted(report.damaged.items()):
+        dest = quarantine(results / "cells" / h, results, reason)
+        report.actions.append(f"moved damaged cell {h} to {dest}")
+        rebuilt = _rebuildable(dest / "spec.json")
+        if rebuilt is None:
+            report.actions.append(f"cannot rebuild {h} from its spec.json: run its grid again "
+                                  f"(`bench run GRID --results {results}`)")
+        else:
+            todo.append((h, *rebuilt))
+    baselines = {}
+    for h in report.done:
+        spec = json.loads((results / "cells" / h / "spec.json").read_text(encoding="utf-8"))
+        if spec["mechanism"]["name"] == "none":
+            baselines[_ident(spec)] = h
+    for h, cell, spec in sorted(todo, key=lambda t: not t[1].is_baseline):
+        base = None if cell.is_baseline else baselines.get(_ident(spec))
+        res = run_cell(cell, results, spec.get("dataset_hash"), base)
+        if res.status == "done":
+            report.actions.append(f"recomputed {h} ({cell.name})")
+            report.done.append(h)
+            del report.damaged[h]
+            if cell.is_baseline:
+                baselines[_ident(spec)] = h
+        else:
+            report.actions.append(f"recomputing {h} ({cell.name}) {res.status}: {res.error}")
+            del report.damaged[h]
+            report.failed.append(h)
+
+
+# --------------------------------------------------------------------------------------------
+# MLflow
+# --------------------------------------------------------------------------------------------
+
+def _cell_runs(client: Any, experiment_id: str) -> list[Any]:
+    runs, token = [], None
+    while True:
+        page = client.search_runs([experiment_id], "tags.`bench.kind` = 'cell'",
+                                  max_results=1000, page_token=token,
+                                  order_by=["attributes.start_time ASC"])
+        runs += list(page)
+        token = page.token
+        if not token:
+            return runs
+
+
+def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck, Any, list]:
+    """Compare the cell runs of ``uri`` with the sound cells' files."""
+    import mlflow
+
+    from bench.tracking import EXPERIMENT, numeric_metrics
+
+    for name in ("alembic", "mlflow.store.db.utils"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    client = mlflow.MlflowClient(tracking_uri=uri)
+    out = MlflowCheck(uri)
+    exp = client.get_experiment_by_name(EXPERIMENT)
+    runs = _cell_runs(client, exp.experiment_id) if exp is not None else []
+    out.runs = len(runs)
+    by_hash: dict[str, list[Any]] = defaultdict(list)
+    for r in runs:
+        by_hash[r.data.tags.get("bench.cell_hash", "")].append(r)
+    sound_set = set(sound)
+    out.missing = sorted(sound_set - set(by_hash))
+    out.orphaned = sorted(set(by_hash) - sound_set)
+    for h, rs in sorted(by_hash.items()):
+        if len(rs) > 1:
+            out.duplicated[h] = [r.info.run_id for r in rs]
+        if h not in sound_set:
+            continue
+        files = numeric_metrics(json.loads((results / "cells" / h / "metrics.json")
+                                           .read_text(encoding="utf-8")))
+        logged = rs[0].data.metrics
+        for k, v in sorted(files.items()):
+            if logged.get(k) != v:
+                out.disagreeing[h] = f"{k}: files {v!r}, mlflow {logged.get(k)!r}"
+                break
+    return out, client, runs
+
+
+def repair_mlflow(results: Path, check: MlflowCheck, client: Any, runs: list,
+                  report: VerifyReport) -> None:
+    """Delete extra and disagreeing runs, then log every sound cell that has no run."""
+    from bench.tracking import Tracker
+
+    by_id = {r.info.run_id: r for r in runs}
+    for h, ids in check.duplicated.items():
+        for run_id in ids[1:]:
+            client.delete_run(run_id)
+        report.actions.append(f"mlflow: deleted {len(ids) - 1} duplicate run(s) of {h}")
+    relog = sorted(check.disagreeing)
+    for h in relog:
+        for r in by_id.values():
+            if r.data.tags.get("bench.cell_hash") == h:
+                client.delete_run(r.info.run_id)
+    todo = sorted(set(check.missing) | set(relog))
+    if todo:
+        tracker = Tracker(check.uri, "bench verify --repair", results)
+        tracker.logged -= set(relog)
+        for h in todo:
+            folder = results / "cells" / h
+            tracker.log_cell(h, json.loads((folder / "spec.json").read_text(encoding="utf-8")),
+                             json.loads((folder / "metrics.json").read_text(encoding="utf-8")))
+        tracker.finish({"relogged": len(todo)})
+        report.actions.append(f"mlflow: logged {len(todo)} cell(s) "
+                              f"({len(relog)} re-logged after disagreeing)")
+    check.duplicated, check.disagreeing, check.missing = {}, {}, []
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+def verify_results(results: str | Path = "results", tracking_uri: str | None = None,
+                   repair: bool = False, seal: bool = False) -> VerifyReport:
+    """Check (and with ``repair`` / ``seal``, fix) a results folder; see the module docstring.
+
+    Raises:
+        FileNotFoundError: ``results/cells`` does not exist.
+    """
+    from bench.tracking import default_uri
+
+    results = Path(results)
+    if not (results / "cells").is_dir():
+        raise FileNotFoundError(f"no results under {results}/cells")
+    report = VerifyReport(results)
+    scan(results, report)
+    if seal:
+        for h in report.unsealed:
+            seal_cell(results / "cells" / h)
+            report.done.append(h)
+        if report.unsealed:
+            report.actions.append(f"sealed {len(report.unsealed)} cell(s)")
+        report.unsealed = []
+    if repair:
+        repair_files(results, report)
+    uri = tracking_uri or (default_uri(results) if (results / "mlflow.db").is_file() else None)
+    if uri:
+        check, client, runs = check_mlflow(results, uri, report.done)
+        report.mlflow = check
+        if repair and not check.ok:
+            repair_mlflow(results, check, client, runs, report)
+    return report

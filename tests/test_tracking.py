@@ -1,0 +1,31 @@
+"""The MLflow mirror (bench.tracking): a cell is logged once even when two runners on one
+results folder both see it finished."""
+
+from bench.tracking import Tracker, default_uri
+
+
+def _runs(results, cell_hash):
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=default_uri(results))
+    exp = client.get_experiment_by_name("bench")
+    return client.search_runs([exp.experiment_id], f"tags.`bench.cell_hash` = '{cell_hash}'")
+
+
+def test_a_cell_logged_by_another_runner_is_not_logged_again(tmp_path):
+    """Runner B started before runner A logged the cell (so B's start-up list lacks it); B
+    asks MLflow again before logging, as the runner does under its per-cell lock."""
+    results = tmp_path / "r"
+    results.mkdir()
+    spec, metrics = {"name": "c", "seed": 0}, {"utility": {"macro_f1": 0.5}}
+    a = Tracker(default_uri(results), "a", results)
+    assert a.log_cell("abc", spec, metrics)
+    a.finish({})
+    b = Tracker(default_uri(results), "b", results)  # one active run per process: in turn
+    b.logged.discard("abc")  # as if b had started before a logged the cell
+    assert b.is_logged("abc") and "abc" in b.logged
+    b.logged.discard("abc")
+    assert not b.log_cell("abc", spec, metrics, recheck=True)
+    assert not b.is_logged("zzz")
+    b.finish({})
+    assert len(_runs(results, "abc")) == 1

@@ -1,0 +1,123 @@
+"""`bench verify`: every kind of damage to a results folder and its MLflow mirror is reported,
+and `--repair` / `--seal` bring the folder back to the state a clean run leaves."""
+
+import json
+
+import pytest
+
+from bench.cli import main
+from bench.reference import comparable
+from bench.runner import run_grid
+from bench.store import MANIFEST
+from bench.tracking import Tracker, default_uri
+from bench.verify import verify_results
+
+GRID = """
+name: tinyverify
+axes:
+  dataset: [{name: bbc, subsample: 80}]
+  model: [bow]
+  mechanism: [mvl]
+  epsilon: [10, 20]
+  seed: [0]
+settings:
+  vocab_size: 2000
+  adversaries: [lexical]
+"""
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory):
+    """A finished run (3 cells, mirrored in MLflow) and its metrics by cell hash."""
+    root = tmp_path_factory.mktemp("verify")
+    grid = root / "g.yaml"
+    grid.write_text(GRID)
+    results = root / "results"
+    summary = run_grid(grid, results=results, jobs=1)
+    assert summary.count("done") == 3
+    return results, {r.hash: r for r in summary.results}
+
+
+def _copy(clean_run, tmp_path):
+    import shutil
+
+    results, cells = clean_run
+    dst = tmp_path / "results"
+    shutil.copytree(results, dst)
+    return dst, cells
+
+
+def test_clean_run_verifies(clean_run, capsys):
+    results, _ = clean_run
+    report = verify_results(results)
+    assert report.ok and len(report.done) == 3 and report.mlflow.runs == 3, report.text()
+    assert main(["verify", "--results", str(results)]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_every_kind_of_damage_is_reported_and_repaired(clean_run, tmp_path, capsys):
+    results, cells = _copy(clean_run, tmp_path)
+    base, a, b = sorted(cells, key=lambda h: (cells[h].name.split("eps=")[1], h))
+    names = {h: cells[h].name for h in cells}
+    before = {h: json.loads((results / "cells" / h / "metrics.json").read_text())
+              for h in cells}
+    # damage: a truncated baseline, a cell without its manifest, a killed writer's temp
+    # folder, one run deleted from MLflow, one cell logged twice
+    f = results / "cells" / base / "metrics.json"
+    f.write_bytes(f.read_bytes()[:50])
+    (results / "cells" / a / MANIFEST).unlink()
+    (results / "cells" / f".{b}.x1y2").mkdir()
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=default_uri(results))
+    exp = client.get_experiment_by_name("bench")
+    runs = client.search_runs([exp.experiment_id], "tags.`bench.kind` = 'cell'")
+    victim = next(r for r in runs if r.data.tags["bench.cell_hash"] == b)
+    client.delete_run(victim.info.run_id)
+    t = Tracker(default_uri(results), "duplicate", results)
+    t.logged.clear()
+    spec = json.loads((results / "cells" / a / "spec.json").read_text())
+    assert t.log_cell(a, spec, before[a])  # a second run for a logged cell
+    t.finish({})
+
+    report = verify_results(results)
+    assert not report.ok
+    assert list(report.damaged) == [base] and "bytes" in report.damaged[base]
+    assert report.unsealed == [a] and report.stray == [f".{b}.x1y2"]
+    assert report.mlflow.missing == [b] and list(report.mlflow.duplicated) == [a]
+    assert len(report.mlflow.duplicated[a]) == 2
+    assert main(["verify", "--results", str(results)]) == 1
+    assert "damaged" in capsys.readouterr().out
+
+    fixed = verify_results(results, repair=True, seal=True)
+    assert fixed.ok, fixed.text()
+    assert any(line.startswith(f"recomputed {base}") for line in fixed.actions)
+    moved = sorted(p.name for p in (results / "damaged").iterdir())
+    assert len(moved) == 2 and moved[0].startswith(".") and moved[1].startswith(base)
+    again = verify_results(results)
+    assert again.ok and sorted(again.done) == sorted(cells), again.text()
+    assert again.mlflow.runs == 3 and not again.mlflow.orphaned
+    for h in cells:  # the recomputed baseline is the same measurement
+        got = json.loads((results / "cells" / h / "metrics.json").read_text())
+        assert comparable(got) == comparable(before[h]), names[h]
+
+
+def test_disagreeing_run_is_relogged(clean_run, tmp_path):
+    results, cells = _copy(clean_run, tmp_path)
+    h = sorted(cells)[0]
+    folder = results / "cells" / h
+    m = json.loads((folder / "metrics.json").read_text())
+    m["utility"]["macro_f1"] = 0.123  # the files win; rewrite the cell as bench would
+    from bench.store import write_cell
+
+    write_cell(folder, json.loads((folder / "spec.json").read_text()), m)
+    report = verify_results(results)
+    assert list(report.mlflow.disagreeing) == [h]
+    assert "utility.macro_f1" in report.mlflow.disagreeing[h]
+    assert verify_results(results, repair=True).ok
+    assert verify_results(results).ok
+
+
+def test_missing_results_folder(tmp_path, capsys):
+    assert main(["verify", "--results", str(tmp_path / "nope")]) == 2
+    assert "no results under" in capsys.readouterr().err
