@@ -35,7 +35,8 @@ test: $(STAMP) system-deps
 
 # The fault-injection tests of docs/reliability.md (they are part of `make test` too).
 faults: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q tests/test_store.py \
+	BENCH_FAULT_KILLS=30 PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -s \
+	  tests/test_faults.py tests/test_store.py \
 	  tests/test_verify.py tests/test_tracking.py tests/test_runner.py tests/test_edge_inputs.py
 
 perf: $(STAMP)

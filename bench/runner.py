@@ -711,9 +711,16 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
 
         t = time.perf_counter()
         uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
-        tracker = Tracker(uri, grid.name, results,
-                          params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
-                                  "n_skipped": len(grid.skipped), "overwrite": overwrite})
+        try:
+            tracker = Tracker(uri, grid.name, results,
+                              params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
+                                      "n_skipped": len(grid.skipped), "overwrite": overwrite})
+        except Exception as e:  # e.g. a store a killed run left half-created: run without it
+            logger.warning("MLflow store %s cannot be used (%s: %s); the run goes on without "
+                           "it: the files under %s/cells are the results (`bench verify "
+                           "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
+                           type(e).__name__, str(e).splitlines()[0] if str(e) else "",
+                           results, results)
         log_s += time.perf_counter() - t
     outcomes: list[CellResult] = []
     stop = False

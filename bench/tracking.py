@@ -100,7 +100,15 @@ class Tracker:
         self.mlflow = mlflow
         self.grid_name = grid_name
         self.commit = git_commit()
+        before = os.environ.get("MLFLOW_TRACKING_URI")
         mlflow.set_tracking_uri(uri)
+        # mlflow also exports the URI to the environment (for subprocesses): a later run in
+        # this process, or a `bench run` it starts, on another results folder would then log
+        # into this folder's store; only a URI the user set stays in the environment
+        if before is None:
+            os.environ.pop("MLFLOW_TRACKING_URI", None)
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = before
         client = mlflow.MlflowClient()
         exp = client.get_experiment_by_name(EXPERIMENT)
         if exp is None:
@@ -148,18 +156,20 @@ class Tracker:
         if self.is_logged(cell_hash) if recheck else cell_hash in self.logged:
             return False
         mlflow = self.mlflow
+        g = metrics.get("guarantee") or {}
+        # tags at creation: a run cut short (a killed process) is still found by its hash, and
+        # `bench verify` reports its metrics as disagreeing with the files
+        tags = {"bench.kind": "cell", "bench.cell_hash": cell_hash,
+                "bench.cell": spec.get("name", ""), "bench.grid": self.grid_name,
+                "bench.git_commit": self.commit,
+                "bench.suite_version": spec.get("suite_version", ""),
+                "bench.dataset_hash": spec.get("dataset_hash", ""),
+                "bench.guarantee": g.get("kind", "none"),
+                "bench.guarantee_proven": str(g.get("proven", ""))}
         with mlflow.start_run(experiment_id=self.experiment_id, run_name=spec.get("name"),
-                              nested=True):
+                              nested=True, tags=tags):
             mlflow.log_params(cell_params(spec))
             mlflow.log_metrics(numeric_metrics(metrics))
-            g = metrics.get("guarantee") or {}
-            mlflow.set_tags({"bench.kind": "cell", "bench.cell_hash": cell_hash,
-                             "bench.cell": spec.get("name", ""), "bench.grid": self.grid_name,
-                             "bench.git_commit": self.commit,
-                             "bench.suite_version": spec.get("suite_version", ""),
-                             "bench.dataset_hash": spec.get("dataset_hash", ""),
-                             "bench.guarantee": g.get("kind", "none"),
-                             "bench.guarantee_proven": str(g.get("proven", ""))})
             mlflow.log_dict(spec, "spec.json")
         self.logged.add(cell_hash)
         return True

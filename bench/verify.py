@@ -33,6 +33,7 @@ from typing import Any
 
 import bench
 from bench.store import (
+    DAMAGED,
     MANIFEST,
     cell_state,
     check_cell,
@@ -48,6 +49,8 @@ class MlflowCheck:
     """The MLflow mirror compared with the sound cells."""
 
     uri: str
+    error: str | None = None
+    """Why the store could not be read (then nothing else was compared)."""
     runs: int = 0
     missing: list[str] = field(default_factory=list)
     duplicated: dict[str, list[str]] = field(default_factory=dict)
@@ -58,7 +61,7 @@ class MlflowCheck:
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.duplicated or self.disagreeing)
+        return not (self.error or self.missing or self.duplicated or self.disagreeing)
 
 
 @dataclass
@@ -95,6 +98,9 @@ class VerifyReport:
         if m is None:
             lines.append(f"  mlflow: no store ({self.results}/mlflow.db absent; --tracking-uri "
                          "to check another)")
+        elif m.error:
+            lines.append(f"  mlflow {m.uri}: UNUSABLE ({m.error}); `--repair` moves a broken "
+                         "results/mlflow.db aside and mirrors every sound cell into a new one")
         else:
             lines.append(f"  mlflow {m.uri}: {m.runs} cell runs; {len(m.missing)} missing, "
                          f"{len(m.duplicated)} duplicated, {len(m.disagreeing)} disagreeing "
@@ -132,6 +138,27 @@ def scan(results: Path, report: VerifyReport) -> None:
                 report.unsealed.append(folder.name)
             else:
                 report.damaged[folder.name] = check_cell(folder) or "damaged"
+
+
+def quarantine_file(path: Path, results: Path) -> Path:
+    """Move one file to ``results/damaged/<name>.<UTC time>``; returns the new path."""
+    import os
+    import time
+
+    dest = results / DAMAGED / f"{path.name}.{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, dest)
+    return dest
+
+
+def _forget_engine(uri: str) -> None:
+    """Drop MLflow's cached database engine for ``uri`` (its pooled connections still point
+    at the file that was moved away)."""
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    engine = SqlAlchemyStore._engine_map.pop(uri, None)
+    if engine is not None:
+        engine.dispose()
 
 
 def _rebuildable(spec_file: Path) -> tuple[Any, dict] | None:
@@ -301,10 +328,21 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
         report.unsealed = []
     if repair:
         repair_files(results, report)
-    uri = tracking_uri or (default_uri(results) if (results / "mlflow.db").is_file() else None)
+    local = default_uri(results)
+    uri = tracking_uri or (local if (results / "mlflow.db").is_file() else None)
     if uri:
-        check, client, runs = check_mlflow(results, uri, report.done)
+        try:
+            check, client, runs = check_mlflow(results, uri, report.done)
+        except Exception as e:  # e.g. a SQLite store a killed run left half-created
+            check, client, runs = MlflowCheck(uri, error=f"{type(e).__name__}: "
+                                              f"{str(e).splitlines()[0] if str(e) else ''}"), None, []
         report.mlflow = check
-        if repair and not check.ok:
+        if repair and check.error and uri == local:
+            dest = quarantine_file(results / "mlflow.db", results)
+            _forget_engine(uri)
+            report.actions.append(f"moved the unusable MLflow store to {dest}")
+            check, client, runs = check_mlflow(results, uri, report.done)  # a new, empty one
+            report.mlflow = check
+        if repair and not check.ok and not check.error:
             repair_mlflow(results, check, client, runs, report)
     return report

@@ -29,3 +29,16 @@ def test_a_cell_logged_by_another_runner_is_not_logged_again(tmp_path):
     assert not b.is_logged("zzz")
     b.finish({})
     assert len(_runs(results, "abc")) == 1
+
+
+def test_a_tracker_does_not_leak_its_store_to_later_runs(tmp_path, monkeypatch):
+    """mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI; a second results folder (in this
+    process or in a `bench run` it starts) must get its own store, not the first one's."""
+    import os
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    Tracker(default_uri(tmp_path / "a"), "a", tmp_path / "a").finish({})
+    assert "MLFLOW_TRACKING_URI" not in os.environ
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "sqlite:///user-set.db")
+    Tracker(default_uri(tmp_path / "b"), "b", tmp_path / "b").finish({})
+    assert os.environ["MLFLOW_TRACKING_URI"] == "sqlite:///user-set.db"

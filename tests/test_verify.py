@@ -121,3 +121,20 @@ def test_disagreeing_run_is_relogged(clean_run, tmp_path):
 def test_missing_results_folder(tmp_path, capsys):
     assert main(["verify", "--results", str(tmp_path / "nope")]) == 2
     assert "no results under" in capsys.readouterr().err
+
+
+def test_unusable_mlflow_store_is_rebuilt(clean_run, tmp_path):
+    """A results/mlflow.db that cannot be opened (here: overwritten with garbage, as a kill
+    during its creation can leave it): `bench run` goes on without it, `bench verify` reports
+    it, and `--repair` moves it aside and mirrors every cell into a new one."""
+    results, cells = _copy(clean_run, tmp_path)
+    (results / "mlflow.db").write_bytes(b"not a database" * 100)
+    report = verify_results(results)
+    assert not report.ok and report.mlflow.error, report.text()
+    assert "UNUSABLE" in report.text()
+    fixed = verify_results(results, repair=True)
+    assert fixed.ok, fixed.text()
+    assert any("moved the unusable MLflow store" in a for a in fixed.actions)
+    final = verify_results(results)
+    assert final.ok and final.mlflow.runs == len(cells), final.text()
+    assert len(list((results / "damaged").glob("mlflow.db.*"))) == 1
