@@ -100,3 +100,49 @@ def test_random_kills_lose_nothing_and_duplicate_nothing(tmp_path):
           f"lost, 0 computed twice, 0 MLflow runs duplicated; repaired by bench verify: "
           f"{stray} temporary folder(s), {cut_short} MLflow run(s) cut short, "
           f"{broken_stores} half-created MLflow store(s)")
+
+
+def test_dask_worker_dying_mid_cell(tmp_path):
+    """SIGKILL the Dask worker process computing a cell: the scheduler gives its group to another
+    worker, the dead worker's cell lock is taken over as stale, and every cell is written once,
+    with the same metrics as an undisturbed run."""
+    import threading
+
+    from dask.distributed import Client, LocalCluster
+
+    from bench.runner import run_grid
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID)
+    run_grid(grid, results=tmp_path / "probe", mlflow=False)
+    results = tmp_path / "r"
+    victims = []
+
+    def kill_first_worker_holding_a_lock():
+        deadline = time.time() + 300
+        while time.time() < deadline and not victims:
+            for lock in (results / "locks").glob("*.lock") if (results / "locks").is_dir() else []:
+                try:
+                    pid = int(lock.read_text().split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if pid != os.getpid():
+                    os.kill(pid, signal.SIGKILL)
+                    victims.append((pid, lock.stem))
+                    return
+            time.sleep(0.02)
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0", processes=True) as cluster, \
+            Client(cluster) as client:
+        client.wait_for_workers(2)
+        killer = threading.Thread(target=kill_first_worker_holding_a_lock)
+        killer.start()
+        summary = run_grid(grid, results=results, executor="dask",
+                           scheduler=cluster.scheduler_address, mlflow=False)
+        killer.join()
+    assert len(victims) == 1  # one worker died mid-cell
+    assert summary.count("done") == CELLS  # every cell computed by a live worker, once
+    assert len({r.hash for r in summary.results}) == CELLS
+    assert verify_results(results, repair=True).ok  # a temporary folder of the dead write, if any
+    assert metrics(results) == metrics(tmp_path / "probe")
