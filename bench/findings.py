@@ -337,6 +337,11 @@ def _ci(m: dict) -> str:
     return f"{utility(m):.3f} [{lo:.3f}, {hi:.3f}]"
 
 
+def _adv_ci(m: dict, name: str) -> list[float]:
+    """The bootstrap interval of one adversary's macro-F1 on the cell's private attribute."""
+    return m["privacy"][privacy_task(m)]["by_adversary"][name]["adversary_macro_f1_ci95"]
+
+
 def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
     """Riecker 2023's BERT experiments (Table 4.3 baseline; Tables 6.2 / 6.4 at ε = 150 with
     the nearest / 1st-or-2nd-neighbour mapping; Table 5.1 truncated Gumbel) against the
@@ -352,9 +357,11 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
              f"Baseline utility {_ci(base)} vs the LSTM's "
              f"{fmt(t_interval(values(lbase, utility)))} over 3 seeds; strongest adversary "
              f"{adversary_f1(base):.3f}, the {name} itself as the adversary "
-             f"{adversary_f1(base, name):.3f} macro-F1.", ""]
-    lines += ["| mechanism | sensitivity | mapping | ε | utility | Δutility | Δprivacy | "
-              f"trade-off | trade-off, {name} adversary |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             f"{adversary_f1(base, name):.3f} "
+             f"[{_adv_ci(base, name)[0]:.3f}, {_adv_ci(base, name)[1]:.3f}] macro-F1.", ""]
+    lines += ["| mechanism | sensitivity | mapping | ε | N_w | utility | Δutility | Δprivacy | "
+              f"trade-off | {name} adversary | trade-off, {name} adversary |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     pos = pos_model = n = 0
     rows = sorted(((k, s[0]) for k, s in by_seed(cells).items() if k[0] != "none" and 0 in s),
                   key=lambda km: (km[0][0] != "mvl", km[0][3], SENSITIVITY.index(km[0][2])))
@@ -368,9 +375,13 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
         pos += bool(tr is not None and tr > 0)
         pos_model += tm > 0
         dp = vs.get("delta_privacy")
-        lines.append(f"| {k[0]} | {k[2]} | {k[3]} | {fmt_eps(k[4])} | {_ci(m)} | {du:+.3f} | "
+        adv = m["privacy"][t]["by_adversary"][name]
+        lo, hi = _adv_ci(m, name)
+        lines.append(f"| {k[0]} | {k[2]} | {k[3]} | {fmt_eps(k[4])} | "
+                     f"{m['privatization']['n_w']:.3f} | {_ci(m)} | {du:+.3f} | "
                      + (f"{dp:+.3f}" if dp is not None else "–") + " | "
-                     + (f"{tr:+.3f}" if tr is not None else "–") + f" | {tm:+.3f} |")
+                     + (f"{tr:+.3f}" if tr is not None else "–")
+                     + f" | {adv['adversary_macro_f1']:.3f} [{lo:.3f}, {hi:.3f}] | {tm:+.3f} |")
     lines += ["", f"- **{name} at ε = 150**: {pos} of {n} configurations have a positive "
               f"trade-off against the strongest adversary, {pos_model} of {n} against the "
               f"{name} itself (the thesis' layout).", ""]
