@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,10 @@ from bench.store import (
 )
 
 logger = logging.getLogger(__name__)
+
+STRAY_AGE = 60
+"""Seconds a temporary folder under ``cells/`` must be old before ``--repair`` moves it: a
+running writer's folder lives for milliseconds, one a killed writer left stays forever."""
 
 
 @dataclass
@@ -142,9 +148,6 @@ def scan(results: Path, report: VerifyReport) -> None:
 
 def quarantine_file(path: Path, results: Path) -> Path:
     """Move one file to ``results/damaged/<name>.<UTC time>``; returns the new path."""
-    import os
-    import time
-
     dest = results / DAMAGED / f"{path.name}.{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(path, dest)
@@ -188,10 +191,16 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     """Move damaged cells and temporary folders aside; recompute the cells that can be."""
     from bench.runner import run_cell
 
+    left = []
     for name in report.stray:
-        dest = quarantine(results / "cells" / name, results, "unfinished temporary folder")
+        folder = results / "cells" / name
+        if time.time() - folder.stat().st_mtime < STRAY_AGE:  # a writer may still be at work
+            left.append(name)
+            report.actions.append(f"left temporary folder {name}: younger than {STRAY_AGE} s")
+            continue
+        dest = quarantine(folder, results, "unfinished temporary folder")
         report.actions.append(f"moved temporary folder {name} to {dest}")
-    report.stray = []
+    report.stray = left
     todo = []
     for h, reason in sorted(report.damaged.items()):
         dest = quarantine(results / "cells" / h, results, reason)

@@ -2,6 +2,8 @@
 and `--repair` / `--seal` bring the folder back to the state a clean run leaves."""
 
 import json
+import os
+import time
 
 import pytest
 
@@ -66,7 +68,9 @@ def test_every_kind_of_damage_is_reported_and_repaired(clean_run, tmp_path, caps
     f = results / "cells" / base / "metrics.json"
     f.write_bytes(f.read_bytes()[:50])
     (results / "cells" / a / MANIFEST).unlink()
-    (results / "cells" / f".{b}.x1y2").mkdir()
+    stray = results / "cells" / f".{b}.x1y2"
+    stray.mkdir()
+    os.utime(stray, (time.time() - 120, time.time() - 120))  # left by a writer killed 2 min ago
     import mlflow
 
     client = mlflow.MlflowClient(tracking_uri=default_uri(results))
