@@ -711,6 +711,13 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
 
         t = time.perf_counter()
         uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
+        # one runner at a time opens the store: two creating the same SQLite file at once run
+        # its schema migration twice, and the second fails ("duplicate column name")
+        store_lock = CellLock(results / "locks" / "mlflow-store.lock")
+        for _ in range(1200):  # 60 s; then go ahead unlocked
+            if store_lock.acquire():
+                break
+            time.sleep(0.05)
         try:
             tracker = Tracker(uri, grid.name, results,
                               params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
@@ -721,6 +728,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
                            "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
                            type(e).__name__, str(e).splitlines()[0] if str(e) else "",
                            results, results)
+        finally:
+            store_lock.release()
         log_s += time.perf_counter() - t
     outcomes: list[CellResult] = []
     stop = False

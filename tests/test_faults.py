@@ -149,3 +149,32 @@ def test_dask_worker_dying_mid_cell(tmp_path):
     assert len({r.hash for r in summary.results}) == CELLS
     assert verify_results(results, repair=True).ok  # a temporary folder of the dead write, if any
     assert metrics(results) == metrics(tmp_path / "probe")
+
+
+def test_two_runners_and_reports_at_the_same_time(tmp_path):
+    """Two `bench run` on one folder while `bench report` is built from it over and over: no
+    report fails or sees a half-written cell, no cell is computed twice, no MLflow run is
+    duplicated, and the final report has every cell."""
+    from bench.report import build_report
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID)
+    results = tmp_path / "r"
+    procs = [_run(grid, results) for _ in range(2)]
+    reports, seen = 0, []
+    while any(p.poll() is None for p in procs):
+        if (results / "cells").is_dir():
+            summary = build_report(results, tmp_path / f"report{reports % 2}")
+            seen.append(summary.n_cells)
+            reports += 1
+        time.sleep(0.2)
+    errs = [p.communicate()[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), errs
+    done = [line.split()[1] for e in errs for line in e.splitlines() if line.startswith("[done]")]
+    assert len(done) == len(set(done)) == CELLS  # each cell computed once, by one of the two
+    assert reports >= 1 and seen == sorted(seen)  # reports only ever saw whole cells, growing
+    assert build_report(results, tmp_path / "final").n_cells == CELLS
+    assert not any("MLflow" in e for e in errs), errs  # both runners mirrored their cells
+    report = verify_results(results)
+    assert report.ok and report.mlflow.runs == CELLS, report.text()  # each cell logged once
+    print(f"2 runners, {reports} reports while they ran (cells seen: {seen[0]} -> {seen[-1]})")
