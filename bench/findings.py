@@ -171,7 +171,7 @@ def tradeoff(m: dict) -> float | None:
 def tg_thresholds(vocab_size: int = 50_000) -> list[tuple[str, float, float]]:
     """Per sensitivity approach: Δmin of the transformed public vocabulary and the smallest ε
     for which truncated_gumbel's noise scale is defined, (2(1 + ln|W|) + 3)/Δmin (Riecker 2023,
-    Alg. 1; :meth:`bench.mechanisms.selection.TruncatedGumbel.noise_scale`)."""
+    Alg. 1; :meth:`bench.mechanisms.truncated_gumbel.TruncatedGumbel.noise_scale`)."""
     import logging
 
     from bench.embeddings import load_embedding

@@ -136,7 +136,7 @@ def test_edited_report_or_cell_is_caught(reference, tmp_path):
 def test_version_bump_without_regeneration_is_caught(reference, tmp_path, monkeypatch):
     """Bumping a component's version changes its cells' hashes: the committed cells become
     stale and the new ones missing until the reference is regenerated."""
-    from bench.mechanisms.selection import TEM
+    from bench.mechanisms.tem import TEM
 
     grid, folder = _copy(reference, tmp_path)
     monkeypatch.setattr(TEM, "version", "999")

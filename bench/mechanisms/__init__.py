@@ -1,4 +1,8 @@
-"""Word-level DP mechanisms; each module registers its mechanisms in :data:`MECHANISMS`.
+"""Word-level DP mechanisms, one module per mechanism, named as ``bench ls mechanisms`` names it
+(``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
+``mahalanobis``, ``santext``, ``custext``, ``privemb``); :mod:`bench.mechanisms.base` holds the
+base classes and shared samplers, :mod:`bench.mechanisms.clipped` the clipping shared by Huang et
+al.'s three. Each module registers its mechanism in :data:`MECHANISMS`.
 
 Example:
     >>> from bench.mechanisms import make_mechanism
@@ -9,7 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.mechanisms import extra, laplace, selection  # noqa: F401  (registration)
+from bench.mechanisms import (  # noqa: F401  (each module registers its mechanism)
+    custext,
+    gaussian,
+    laplace,
+    mahalanobis,
+    mvl,
+    privemb,
+    santext,
+    tem,
+    trlaplace,
+    truncated_gumbel,
+)
 from bench.mechanisms.base import MECHANISMS, AdditiveMechanism, Mechanism, SelectionMechanism
 
 

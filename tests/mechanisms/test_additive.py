@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from bench.mechanisms import make_mechanism
-from bench.mechanisms.laplace import analytic_gaussian_sigma
+from bench.mechanisms.gaussian import analytic_gaussian_sigma
 
 N = 20_000
 P_MIN = 1e-3  # seeded draws: a correct sampler passes deterministically, a wrong one fails

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from bench.mechanisms import MECHANISMS, make_mechanism
-from bench.mechanisms.extra import CusText
+from bench.mechanisms.custext import CusText
 
 from ._stats import P_MIN, chi2_pvalue
 

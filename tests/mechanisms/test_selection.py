@@ -8,7 +8,7 @@ from scipy import stats
 from scipy.special import lambertw
 
 from bench.mechanisms import make_mechanism
-from bench.mechanisms.selection import TruncatedGumbel, truncated_poisson_ppf
+from bench.mechanisms.truncated_gumbel import TruncatedGumbel, truncated_poisson_ppf
 
 from ._stats import P_MIN, chi2_pvalue
 

@@ -1,0 +1,54 @@
+"""Shared base of the canonical-DP mechanisms of Huang et al. (2024) with norm clipping
+(``laplace``, ``gaussian``, ``trlaplace``): CLIPEmb(w) = φ(w)·min(1, C/‖φ(w)‖₂) (Eq. 1),
+and the parsing of their δ (a number or ``4^-d``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bench.guarantee import Guarantee
+from bench.mechanisms.base import AdditiveMechanism, check_delta, check_positive, data_dependent
+
+
+class ClippedMechanism(AdditiveMechanism):
+    """Canonical-DP mechanisms: CLIPEmb(w) = φ(w)·min(1, C/‖φ(w)‖₂) (Huang et al. 2024, Eq. 1).
+
+    Clipping is part of the mechanism, so the canonical guarantee holds for every pair of words
+    whatever sensitivity approach ran before it.
+    """
+
+    def __init__(self, *, epsilon: float, C: float = 1.0, rng: Any = None) -> None:
+        super().__init__(epsilon=epsilon, rng=rng)
+        self.C = check_positive(C, "C (clipping norm)", self.name)
+        self.params = {"C": self.C}
+
+    def prepare(self, x: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            factor = np.minimum(1.0, self.C / norms)
+        return x * factor
+
+    @property
+    def dim(self) -> int:
+        return self.space.shape[1]
+
+    def _canonical(self, kind: str, delta: float, sensitivity) -> Guarantee:
+        proven, reason = True, ""
+        if data_dependent(sensitivity):
+            proven, reason = False, "sensitivity transform fitted on private training data"
+        log10 = math.log10(delta) if delta > 0 else getattr(self, "log10_delta", None)
+        return Guarantee(kind, self.epsilon, delta=delta, proven=proven, reason=reason,
+                         log10_delta=log10 if kind == "approx" else None)
+
+
+def delta_from(delta: Any, d: int, name: str) -> float:
+    """δ: a number in (0, 1) or the paper's default ``"4^-d"`` (Huang et al. 2024, Sec. 6.1)."""
+    if isinstance(delta, str):
+        if delta.replace(" ", "") in ("4^-d", "4**-d", "1/4^d"):
+            return 4.0 ** (-d)
+        raise ValueError(f"{name}: delta must be a number in (0, 1) or '4^-d', got {delta!r}")
+    return check_delta(delta, name)
