@@ -15,12 +15,12 @@ from bench.registry import UnknownNameError
 from bench.sensitivity import (
     SENSITIVITY,
     NotFittedError,
-    _brute_force_min_distance,
     gaussian_width_dim,
     jl_union_failure_probability,
     make_sensitivity,
     min_pairwise_distance,
 )
+from bench.sensitivity.base import _brute_force_min_distance
 
 ALL = SENSITIVITY.names()
 PROVEN_LIPSCHITZ = ["none", "unit_norm_clip", "clip_observed_range"]
