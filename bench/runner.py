@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -45,6 +44,7 @@ from bench.store import (
     cell_done,
     cell_state,
     check_cell,
+    file_mismatch,
     manifest_for,
     quarantine,
     write_cell,
@@ -239,9 +239,9 @@ def _verify_corpus(folder: Path) -> None:
     except FileNotFoundError:
         raise ValueError(f"no {CORPUS_MANIFEST}") from None
     for name, want in manifest["files"].items():
-        data = (folder / name).read_bytes()
-        if len(data) != want["bytes"] or hashlib.sha256(data).hexdigest() != want["sha256"]:
-            raise ValueError(f"{name} does not match its checksum")
+        problem = file_mismatch(name, (folder / name).read_bytes(), want)
+        if problem:
+            raise ValueError(problem)
 
 
 def _discard(folder: Path) -> None:

@@ -170,6 +170,17 @@ def _load_object(path: Path) -> dict:
     return obj
 
 
+def file_mismatch(name: str, data: bytes, want: Any) -> str | None:
+    """What differs between a file's bytes and its manifest entry (``{"bytes", "sha256"}``, as
+    :func:`manifest_for` writes it), or None."""
+    want = want if isinstance(want, dict) else {}
+    if len(data) != want.get("bytes"):
+        return f"{name} has {len(data)} bytes, the manifest says {want.get('bytes')}"
+    if hashlib.sha256(data).hexdigest() != want.get("sha256"):
+        return f"{name} does not match its checksum"
+    return None
+
+
 def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
     """What is wrong with a finished cell's folder, or None if it is sound (see the module
     docstring for what is checked). A folder without ``spec.json`` and ``metrics.json`` is
@@ -195,11 +206,9 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
         if not isinstance(files, dict) or set(files) != set(CELL_FILES):
             return f"{MANIFEST} does not list exactly {', '.join(CELL_FILES)}"
         for name, data in raw.items():
-            want = files[name] if isinstance(files[name], dict) else {}
-            if len(data) != want.get("bytes"):
-                return f"{name} has {len(data)} bytes, the manifest says {want.get('bytes')}"
-            if hashlib.sha256(data).hexdigest() != want.get("sha256"):
-                return f"{name} does not match its checksum"
+            problem = file_mismatch(name, data, files[name])
+            if problem:
+                return problem
     try:
         spec = _load_object(folder / "spec.json")
         metrics = _load_object(folder / "metrics.json")
@@ -238,16 +247,21 @@ def cell_done(folder: Path) -> bool:
     return cell_state(folder) == "done"
 
 
-def quarantine(folder: Path, results: Path, reason: str) -> Path:
-    """Move a damaged cell's folder to ``results/damaged/<hash>.<UTC time>/`` with a
-    ``reason.txt``; never deletes it. Returns the new location."""
+def quarantine(path: Path, results: Path, reason: str) -> Path:
+    """Move a damaged cell's folder (or a damaged file, e.g. a broken ``mlflow.db``) to
+    ``results/damaged/<name>.<UTC time>/`` with a ``reason.txt``; never deletes it. A file goes
+    inside that folder. Returns the new location."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    dest = results / DAMAGED / f"{folder.name}.{stamp}"
+    dest = results / DAMAGED / f"{path.name}.{stamp}"
     n = 1
     while dest.exists():
         n += 1
-        dest = results / DAMAGED / f"{folder.name}.{stamp}.{n}"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(folder, dest)
+        dest = results / DAMAGED / f"{path.name}.{stamp}.{n}"
+    if path.is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dest)
+    else:
+        dest.mkdir(parents=True)
+        os.replace(path, dest / path.name)
     (dest / "reason.txt").write_text(reason + "\n", encoding="utf-8")
     return dest

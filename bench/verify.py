@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -35,7 +34,6 @@ from typing import Any
 
 import bench
 from bench.store import (
-    DAMAGED,
     MANIFEST,
     cell_state,
     check_cell,
@@ -144,14 +142,6 @@ def scan(results: Path, report: VerifyReport) -> None:
                 report.unsealed.append(folder.name)
             else:
                 report.damaged[folder.name] = check_cell(folder) or "damaged"
-
-
-def quarantine_file(path: Path, results: Path) -> Path:
-    """Move one file to ``results/damaged/<name>.<UTC time>``; returns the new path."""
-    dest = results / DAMAGED / f"{path.name}.{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(path, dest)
-    return dest
 
 
 def _forget_engine(uri: str) -> None:
@@ -347,7 +337,8 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
                                               f"{str(e).splitlines()[0] if str(e) else ''}"), None, []
         report.mlflow = check
         if repair and check.error and uri == local:
-            dest = quarantine_file(results / "mlflow.db", results)
+            dest = quarantine(results / "mlflow.db", results, f"unusable MLflow store: "
+                              f"{check.error}")
             _forget_engine(uri)
             report.actions.append(f"moved the unusable MLflow store to {dest}")
             check, client, runs = check_mlflow(results, uri, report.done)  # a new, empty one

@@ -196,7 +196,12 @@ class AdditiveMechanism(Mechanism):
 
 
 class SelectionMechanism(Mechanism):
-    """A mechanism that samples an output word directly."""
+    """A mechanism that samples an output word directly from the public vocabulary.
+
+    The work that depends only on the input word is done once per *unique* input word; every
+    occurrence then gets its own independent draw from that word's distribution (equal in
+    distribution to the per-word algorithm; tests compare the two).
+    """
 
     kind = "selection"
 

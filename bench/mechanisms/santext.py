@@ -1,10 +1,8 @@
 """SanText (``santext``; Yue et al. 2021): the exponential mechanism over the whole public
 vocabulary, P(y|x) ∝ exp(−ε·d(x, y)/2).
 
-Selection mechanism: it samples an output word directly from the public vocabulary. The
-work that depends only on the input word is done once per *unique* input word; every
-occurrence then gets its own independent draw from that word's distribution (equal in
-distribution to the per-word algorithm; tests compare the two).
+A selection mechanism (:class:`bench.mechanisms.base.SelectionMechanism`): one independent
+draw per token occurrence.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The truncated Gumbel mechanism (``truncated_gumbel``; Riecker 2023, Alg. 1).
 
-Selection mechanism: it samples an output word directly from the public vocabulary. The
-work that depends only on the input word is done once per *unique* input word; every
-occurrence then gets its own independent draw from that word's distribution (equal in
-distribution to the per-word algorithm; tests compare the two).
+A selection mechanism (:class:`bench.mechanisms.base.SelectionMechanism`): one independent
+draw per token occurrence.
 """
 
 from __future__ import annotations
