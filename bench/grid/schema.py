@@ -1,0 +1,80 @@
+"""What a grid file may contain: the axes, the top-level and ``settings`` keys, their defaults,
+and the one error type (:class:`GridError`) every module of :mod:`bench.grid` raises.
+
+The did-you-mean message for an unknown name (:func:`unknown`) lives here too: parsing (unknown
+keys) and validation (unknown components) both use it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "sensitivity", "mapping", "epsilon",
+                         "seed")
+"""Axis names, in expansion order (the first varies slowest)."""
+
+REQUIRED_AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "epsilon")
+"""Axes a grid must list; the others have defaults (see :data:`AXIS_DEFAULTS`)."""
+
+AXIS_DEFAULTS: dict[str, list[Any]] = {"sensitivity": ["none"], "seed": [0]}
+"""Values of omitted axes. An omitted ``mapping`` axis means each mechanism's natural
+text-output mapping: ``nearest`` for additive mechanisms, ``none`` for selection mechanisms."""
+
+TOP_KEYS: tuple[str, ...] = ("name", "description", "extends", "axes", "exclude", "include",
+                             "settings")
+"""Keys allowed at the top level of a grid file."""
+
+BASELINE = "none"
+"""Mechanism name of the baseline cells (no privatization, ε = ∞)."""
+
+METRIC_GROUPS: dict[str, str] = {
+    "utility": "F1/accuracy of the utility task(s) on the original test split",
+    "privacy": "empirical privacy: 1 - F1 of the adversary on the private attribute task(s)",
+    "runtime": "wall-clock seconds of privatization and training",
+    "guarantee": "the formal per-token guarantee (kind, eps multiplier, delta, proven)",
+}
+"""Metric groups a grid can ask for in ``settings.metrics`` (membership inference and rewrite
+metrics have their own switches, ``settings.mia`` and ``settings.rewrite_metrics``)."""
+
+SETTINGS_DEFAULTS: dict[str, Any] = {
+    "embedding": "glove-6b-50d",
+    "embedding_path": None,
+    "vocab_size": 50_000,
+    "oov": "unk",
+    "metrics": ["utility", "privacy", "runtime", "guarantee"],
+    "mia": False,
+    "mia_target": "memorise",
+    "mia_query": "original",
+    "rewrite_metrics": False,
+    "rewrite_max_docs": None,
+    "baseline": True,
+    "models": {},
+    "adversaries": None,
+}
+"""Every ``settings`` key and its default (documented in ``docs/grids.md``)."""
+
+FALLBACK_MODELS: dict[str, frozenset[str]] = {
+    "bow": frozenset({"text", "vectors"}),
+    "lstm": frozenset({"text", "vectors"}),
+    "transformer": frozenset({"text"}),
+}
+"""Model name -> accepted inputs, used when ``bench.models`` cannot be imported."""
+
+PROBE_EPSILONS: tuple[float, ...] = (1.0, 0.1, 10.0, 100.0)
+"""ε values at which a mechanism's parameters are tried (before the grid's own ε values):
+valid parameters must construct at one of them."""
+
+
+class GridError(ValueError):
+    """A malformed grid file; the message names the file and the key."""
+
+
+def unknown(kind: str, name: Any, known: Iterable[str]) -> str:
+    """``unknown <kind> <name>; did you mean ...? (known: ...)`` for an error message."""
+    known = sorted(known)
+    close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return f"unknown {kind} {name!r}{hint} (known: {', '.join(known)})"
+

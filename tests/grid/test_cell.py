@@ -1,0 +1,135 @@
+"""The Cell record: hashes (what changes them and what does not), immutability."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+import bench
+from bench import grid as G
+from bench.grid import (
+    Cell,
+    cell_hash,
+    load_grid,
+    privatization_hash,
+)
+
+from .helpers import (
+    GOOD_AXES,
+    grid_with,
+    one_cell,
+    write,
+)
+
+# ----------------------------------------------------------------------------------- hashes
+
+
+def test_hash_stable_for_same_spec(tmp_path):
+    a = one_cell(tmp_path, "a.yaml", mechanism="[tem]", mapping="[none]")
+    b = one_cell(tmp_path, "b.yaml", mechanism="[{name: tem, beta: 0.001}]", mapping="[none]",
+                 epsilon="[1.0]")
+    assert a == b and a.hash == b.hash and a.privatization_key == b.privatization_key
+    assert len(a.hash) == 16 and int(a.hash, 16) >= 0
+    assert a.hash == cell_hash(a) == cell_hash(a, None)
+    # the YAML key order does not matter
+    text = "axes:\n" + "".join(f"  {k}: {v}\n" for k, v in reversed(list(GOOD_AXES.items())))
+    c = next(x for x in load_grid(write(tmp_path, text, "c.yaml")).cells if not x.is_baseline)
+    assert c.hash == one_cell(tmp_path, "d.yaml").hash
+    # rebuilding from the stored spec gives the same identity
+    spec = json.loads(json.dumps(a.spec()))
+    assert Cell.from_spec(spec) == a and Cell.from_spec(spec).hash == a.hash
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        {"epsilon": "[2]"},
+        {"seed": "[1]"},
+        {"mechanism": "[{name: mvl, calibrate: true}]"},
+        {"mechanism": "[trlaplace]"},
+        {"sensitivity": "[unit_norm]"},
+        {"sensitivity": "[{name: unit_norm, fit_on: train}]"},
+        {"mapping": "[vickrey]"},
+        {"mapping": "[{name: vickrey, t: 0.5}]"},
+        {"model": "[bow]"},
+        {"dataset": "[conventions]"},
+        {"dataset": "[{name: bbc, subsample: 0.5}]"},
+    ],
+)
+def test_hash_changes_with_any_axis(tmp_path, override):
+    ref = one_cell(tmp_path, "ref.yaml")
+    if "mapping" in override and "vickrey" in override["mapping"]:
+        ref = one_cell(tmp_path, "ref.yaml", mapping="[vickrey]")
+        if override["mapping"] == "[vickrey]":
+            override = {"mapping": "[nearest]"}
+    other = one_cell(tmp_path, "other.yaml", **override)
+    assert other.hash != ref.hash
+    assert cell_hash(other, "d" * 64) != cell_hash(ref, "d" * 64)
+
+
+def test_hash_changes_with_settings_dataset_hash_and_version(tmp_path, monkeypatch):
+    ref = one_cell(tmp_path)
+    g = load_grid(write(tmp_path, grid_with() + "settings: {mia: true}\n", "s.yaml"))
+    mia = next(c for c in g.cells if not c.is_baseline)
+    assert mia.hash != ref.hash
+    assert mia.privatization_key == ref.privatization_key  # model/metric settings only
+    assert cell_hash(ref, "a" * 64) != cell_hash(ref, "b" * 64) != ref.hash
+    h = ref.hash
+    monkeypatch.setattr(bench, "__version__", "999.0")
+    assert ref.hash != h
+    changed = dataclasses.replace(ref, versions=G.freeze({**ref.versions, "mechanism": "2"}))
+    monkeypatch.undo()
+    assert changed.hash != h and ref.hash == h
+
+
+def test_rewrite_metric_versions_are_part_of_the_hash(tmp_path, monkeypatch):
+    """Cells that compute the rewrite metrics carry their versions (and a bump re-keys them);
+    cells that do not compute them keep their hash."""
+    from bench.metrics import METRICS
+
+    plain = one_cell(tmp_path)
+    assert "metrics" not in plain.spec()
+    g = load_grid(write(tmp_path, grid_with() + "settings: {rewrite_metrics: true}\n", "r.yaml"))
+    rw = next(c for c in g.cells if not c.is_baseline)
+    base = next(c for c in g.cells if c.is_baseline)
+    assert rw.spec()["metrics"] == "bertscore=2,bleu=1,n_w=1,rouge1=1"
+    assert G.Cell.from_spec(rw.spec()) == rw
+    assert "metrics" not in base.spec()  # baselines compute no rewrite metrics
+    info = METRICS.get("bertscore")
+    monkeypatch.setitem(METRICS._entries, "bertscore", dataclasses.replace(info, version="3"))
+    g2 = load_grid(write(tmp_path, grid_with() + "settings: {rewrite_metrics: true}\n", "r.yaml"))
+    assert next(c for c in g2.cells if not c.is_baseline).hash != rw.hash
+    assert one_cell(tmp_path).hash == plain.hash
+
+
+def test_hash_ignores_dataset_path(tmp_path):
+    f1, f2 = tmp_path / "a.csv", tmp_path / "b.csv"
+    for f in (f1, f2):
+        f.write_text('"1","t","d"\n')
+    a = one_cell(tmp_path, "a.yaml", dataset=f"[{{name: agnews, path: {f1}}}]")
+    b = one_cell(tmp_path, "b.yaml", dataset=f"[{{name: agnews, path: {f2}}}]")
+    assert a.hash == b.hash  # the content hash passed by the runner tells the files apart
+    assert cell_hash(a, "x" * 64) != cell_hash(b, "y" * 64)
+
+
+def test_privatization_key_shared_between_models(tmp_path):
+    g = load_grid(write(tmp_path, grid_with(model="[lstm, bow]", epsilon="[1, 2]")))
+    priv = [c for c in g.cells if not c.is_baseline]
+    keys = {(c.model, c.epsilon): c.privatization_key for c in priv}
+    assert keys[("lstm", 1.0)] == keys[("bow", 1.0)]
+    assert keys[("lstm", 1.0)] != keys[("lstm", 2.0)]
+    assert priv[0].hash != priv[2].hash  # lstm vs bow at the same eps
+    assert privatization_hash(priv[0], "x") != priv[0].privatization_key
+    g2 = load_grid(write(tmp_path, grid_with() + "settings: {vocab_size: 1000}\n", "v.yaml"))
+    assert next(c for c in g2.cells if not c.is_baseline).privatization_key != keys[("lstm", 1.0)]
+
+
+def test_cell_is_frozen(tmp_path):
+    c = one_cell(tmp_path)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.epsilon = 2.0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.mechanism_params["calibrate"] = True
+    assert hash(c) == hash(Cell.from_spec(c.spec()))
