@@ -1,9 +1,12 @@
-"""Shared statistics for the distribution tests of the mechanisms."""
+"""Shared statistics and helpers for the distribution tests of the mechanisms."""
 
 import numpy as np
 from scipy import stats
 
-P_MIN = 1e-3  # a sampler fails its test when the chi-square p-value falls below this
+N = 20_000
+# a sampler fails its test when the (chi-square or KS) p-value falls below this; the draws are
+# seeded, so a correct sampler passes deterministically and a wrong one fails
+P_MIN = 1e-3
 
 
 def chi2_pvalue(samples, probs):
@@ -19,3 +22,12 @@ def chi2_pvalue(samples, probs):
     if exp[-1] == 0:
         obs, exp = obs[:-1], exp[:-1]
     return stats.chisquare(obs, exp).pvalue
+
+
+def noise_of(mech, n=N):
+    return mech.perturb(np.zeros(n, dtype=np.int64)) - mech.prepare(mech.inputs[[0]])
+
+
+def pairwise(x):
+    return np.linalg.norm(x[:, None] - x[None], axis=2)
+

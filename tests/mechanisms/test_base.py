@@ -1,4 +1,4 @@
-"""The shared samplers of bench.mechanisms.base: two-level categorical sampling, unique-word tiles."""
+"""Shared samplers of bench.mechanisms.base: two-level categorical sampling, unique-word tiles."""
 
 import numpy as np
 import pytest

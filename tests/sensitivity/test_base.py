@@ -1,4 +1,4 @@
-"""Tests for bench.sensitivity (Riecker 2023, Sec. 4.5, Table 5.2)."""
+"""Sensitivity machinery and cross-approach checks (Riecker 2023, Sec. 4.5, Table 5.2)."""
 
 from __future__ import annotations
 
@@ -10,45 +10,16 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import pdist
 
-from bench.embeddings import load_embedding
 from bench.registry import UnknownNameError
 from bench.sensitivity import (
-    SENSITIVITY,
     NotFittedError,
     gaussian_width_dim,
-    jl_union_failure_probability,
     make_sensitivity,
     min_pairwise_distance,
 )
 from bench.sensitivity.base import _brute_force_min_distance
 
-ALL = SENSITIVITY.names()
-PROVEN_LIPSCHITZ = ["none", "unit_norm_clip", "clip_observed_range"]
-ESTIMATED = ["unit_norm", "minmax", "observed_range"]
-
-
-@pytest.fixture(scope="module")
-def glove() -> np.ndarray:
-    """2,000 real GloVe 6B 50d rows (frequency order)."""
-    return load_embedding("glove-6b-50d", vocab_size=2_000).vectors
-
-
-@pytest.fixture(scope="module")
-def fitted(glove):
-    return {name: make_sensitivity(name).fit(glove) for name in ALL}
-
-
-def _ratios(f, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(f(a) - f(b), axis=1) / np.linalg.norm(a - b, axis=1)
-
-
-def _pairs(x: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    i = rng.integers(0, len(x), n)
-    j = rng.integers(0, len(x), n)
-    keep = np.any(x[i] != x[j], axis=1)
-    return x[i[keep]], x[j[keep]]
-
+from ._helpers import ALL, ESTIMATED, PROVEN_LIPSCHITZ, _pairs, _ratios
 
 # ------------------------------------------------------------------ registry and construction
 
@@ -221,19 +192,6 @@ def test_one_lipschitz_where_claimed(name, fitted):
         assert worst > 1.0
 
 
-def test_unit_norm_clip_radius(glove):
-    s = make_sensitivity("unit_norm_clip", C=5.0).fit(glove)
-    out = s.transform(glove)
-    n_in, n_out = np.linalg.norm(glove, axis=1), np.linalg.norm(out, axis=1)
-    assert np.all(n_out <= 5.0 + 1e-12)
-    short = n_in <= 5.0
-    assert short.any() and (~short).any()
-    np.testing.assert_array_equal(out[short], glove[short])
-    np.testing.assert_allclose(n_out[~short], 5.0, rtol=1e-12)
-    assert s.stats["frac_clipped"] == pytest.approx(np.mean(~short))
-    assert s.stats["diameter_bound"] == 10.0
-
-
 def test_transform_outputs(fitted, glove):
     x = np.vstack([glove[:50], np.zeros(50), np.full(50, 0.3)])
     u = fitted["unit_norm"].transform(x)
@@ -310,76 +268,3 @@ def test_duplicates_in_fit_are_one_point(glove, caplog):
     assert s.stats["min_distance"] == pytest.approx(pdist(glove[:200]).min(), rel=1e-12)
     assert "duplicate" in caplog.text
 
-
-# ------------------------------------------------------------------ Johnson-Lindenstrauss
-
-
-def test_gaussian_width_dim_matches_thesis():
-    assert gaussian_width_dim(75_000, 1e-6, 0.9) == 89  # Sec. 4.5.5
-    assert gaussian_width_dim(75_378, 1e-6, 0.9) == 89  # AG News |X|
-    assert gaussian_width_dim(72_600, 1e-6, 0.9) == 89  # Trustpilot |X|
-    assert gaussian_width_dim(50_000, 1e-6, 0.9) == 87
-    m = gaussian_width_dim(2_000, 1e-3, 0.5)
-    assert m == math.ceil((math.sqrt(2 * math.log(2000)) + math.sqrt(math.log(1e3))) ** 2 / 0.25)
-    for bad in [(0, 1e-6, 0.9), (10, 0.0, 0.9), (10, 1e-6, 1.0), (2.5, 1e-6, 0.9)]:
-        with pytest.raises(ValueError):
-            gaussian_width_dim(*bad)
-
-
-def test_jl_distortion_on_glove(glove):
-    s = make_sensitivity("jl", seed=3).fit(glove)
-    beta = 0.9
-    assert s.out_dim == gaussian_width_dim(2_000) == s.stats["m"]
-    unit = glove / np.linalg.norm(glove, axis=1, keepdims=True)
-    a, b = _pairs(unit, 50_000, seed=4)
-    proj = lambda v: v @ s.matrix  # noqa: E731 - the projection alone, on unit vectors
-    r = _ratios(proj, a, b)
-    assert r.min() >= 1 - beta and r.max() <= 1 + beta
-    # N(0, 1/m) entries: E‖vΦ‖² = ‖v‖² (fails for a wrongly scaled matrix)
-    assert np.mean(r**2) == pytest.approx(1.0, abs=0.03)
-    # and the full transform normalises first: f(x) = (x/‖x‖) Φ
-    np.testing.assert_allclose(s.transform(glove[:20]), unit[:20] @ s.matrix, rtol=1e-12)
-    assert s.stats["union_failure_probability_two_sided"] <= 1e-6
-
-
-def test_jl_seeded_reproducibility(glove):
-    a = make_sensitivity("jl", seed=11).fit(glove)
-    b = make_sensitivity("jl", seed=11).fit(glove)
-    c = make_sensitivity("jl", seed=12).fit(glove)
-    assert a.stats["matrix_sha256"] == b.stats["matrix_sha256"] != c.stats["matrix_sha256"]
-    np.testing.assert_array_equal(a.transform(glove[:5]), b.transform(glove[:5]))
-    assert not np.allclose(a.transform(glove[:5]), c.transform(glove[:5]))
-    expect = np.random.default_rng(11).normal(0, 1 / math.sqrt(a.out_dim), size=(50, a.out_dim))
-    np.testing.assert_array_equal(a.matrix, expect)
-    with pytest.raises(ValueError):
-        a.matrix[0, 0] = 1.0  # read-only view
-
-
-def test_jl_m_override_and_dimension_warning(glove, caplog):
-    with caplog.at_level(logging.WARNING, logger="bench.sensitivity"):
-        s = make_sensitivity("jl", m=60).fit(glove)
-    assert s.out_dim == 60 and s.stats["increases_dimension"]
-    assert "increases the dimension" in caplog.text
-    small = make_sensitivity("jl", m=20).fit(glove)
-    assert not small.stats["increases_dimension"] and small.out_dim == 20
-    assert small.stats["m_required"] == gaussian_width_dim(2_000)
-    # too small m: the exact union bound exceeds delta, so the bound is not proven
-    assert small.stats["union_failure_probability"] > 1e-6
-    assert not small.proven and "union bound" in small.reason
-
-
-def test_jl_union_bound():
-    u = jl_union_failure_probability(75_000, 89, 0.9)
-    assert 0 < u["expansion"] <= u["two_sided"] < 1e-6
-    assert jl_union_failure_probability(75_000, 5, 0.1)["expansion"] == 1.0
-
-
-def test_jl_short_vectors(glove):
-    x = np.vstack([glove[:300], 0.2 * glove[300:320]])  # some norms < 1
-    s = make_sensitivity("jl").fit(x)  # x/‖x‖ is not 1-Lipschitz there
-    assert not s.proven and s.bound > 1.9 and "normalize='clip'" in s.reason
-    c = make_sensitivity("jl", normalize="clip").fit(x)
-    assert c.proven and c.bound == pytest.approx(1.9)
-    for t in (s, c):
-        a, b = _pairs(x, 20_000, seed=5)
-        assert _ratios(t.transform, a, b).max() <= t.bound
