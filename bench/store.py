@@ -6,8 +6,9 @@ Layout::
     results/cells/<hash>/spec.json       the cell, every axis resolved (Cell.spec + hash, name,
                                          dataset_hash, suite_version)
     results/cells/<hash>/metrics.json    its measurements
-    results/cells/<hash>/manifest.json   written last: format, hash, and each file's size and
-                                         sha256
+    results/cells/<hash>/manifest.json   written last: format, hash, each file's size and
+                                         sha256, and who wrote the cell (``provenance``:
+                                         :func:`bench.provenance.current`)
     results/cells/<hash>/error.json      instead of the three above: a failed cell
     results/damaged/<hash>.<UTC time>/   a damaged cell moved aside, with reason.txt
 
@@ -120,11 +121,17 @@ def write_json(path: Path, obj: Any) -> None:
         raise
 
 
-def manifest_for(folder_hash: str, files: dict[str, bytes]) -> dict[str, Any]:
-    """The manifest of a cell: its hash and each file's size and sha256."""
-    return {"format": MANIFEST_FORMAT, "hash": folder_hash,
-            "files": {name: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-                      for name, data in sorted(files.items())}}
+def manifest_for(folder_hash: str, files: dict[str, bytes],
+                 provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of a cell: its hash, each file's size and sha256 and, when given, the
+    provenance record of whoever wrote the files (not checked: it describes, it is not data)."""
+    out: dict[str, Any] = {
+        "format": MANIFEST_FORMAT, "hash": folder_hash,
+        "files": {name: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                  for name, data in sorted(files.items())}}
+    if provenance is not None:
+        out["provenance"] = provenance
+    return out
 
 
 def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
@@ -137,7 +144,9 @@ def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
         files = {"spec.json": dumps(spec), "metrics.json": dumps(metrics)}
         for name, data in files.items():
             _write_bytes(tmp / name, data)
-        _write_bytes(tmp / MANIFEST, dumps(manifest_for(folder.name, files)))
+        from bench.provenance import current
+
+        _write_bytes(tmp / MANIFEST, dumps(manifest_for(folder.name, files, current())))
         if folder.exists():  # e.g. an error.json from a failed earlier attempt
             shutil.rmtree(folder)
         os.replace(tmp, folder)

@@ -23,11 +23,11 @@ import json
 import logging
 import math
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import bench
+from bench.provenance import git_commit
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +72,6 @@ def cell_params(spec: dict) -> dict[str, str]:
     return {k: str(v)[:500] for k, v in flatten(keep).items()}
 
 
-def git_commit() -> str:
-    """The repository's HEAD commit, or ``unknown`` outside a git checkout."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=5, cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def default_uri(results: str | Path) -> str:
     """``sqlite:///<results>/mlflow.db`` (absolute)."""
     return f"sqlite:///{(Path(results) / 'mlflow.db').resolve()}"
@@ -99,7 +89,7 @@ class Tracker:
             logging.getLogger(name).setLevel(logging.WARNING)
         self.mlflow = mlflow
         self.grid_name = grid_name
-        self.commit = git_commit()
+        self.commit = git_commit() or "unknown"
         before = os.environ.get("MLFLOW_TRACKING_URI")
         mlflow.set_tracking_uri(uri)
         # mlflow also exports the URI to the environment (for subprocesses): a later run in
@@ -149,10 +139,15 @@ class Tracker:
             self.logged.add(cell_hash)
         return bool(found)
 
-    def log_cell(self, cell_hash: str, spec: dict, metrics: dict, recheck: bool = False) -> bool:
+    def log_cell(self, cell_hash: str, spec: dict, metrics: dict, recheck: bool = False,
+                 provenance: dict | None = None) -> bool:
         """Mirror one finished cell as a nested run; False if it was logged before (with
         ``recheck``, as MLflow says now, see :meth:`is_logged`; otherwise as it said when this
-        tracker started or since)."""
+        tracker started or since).
+
+        Artifacts: ``spec.json``, ``metrics.json`` (what ``bench leaderboard`` reads back) and
+        ``provenance.json`` (``provenance``, by default :func:`bench.provenance.current`).
+        """
         if self.is_logged(cell_hash) if recheck else cell_hash in self.logged:
             return False
         mlflow = self.mlflow
@@ -171,6 +166,12 @@ class Tracker:
             mlflow.log_params(cell_params(spec))
             mlflow.log_metrics(numeric_metrics(metrics))
             mlflow.log_dict(spec, "spec.json")
+            mlflow.log_dict(metrics, "metrics.json")
+            if provenance is None:
+                from bench.provenance import current
+
+                provenance = current()
+            mlflow.log_dict(provenance, "provenance.json")
         self.logged.add(cell_hash)
         return True
 
@@ -199,6 +200,9 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
     for folder in cells:
         spec = json.loads((folder / "spec.json").read_text())
         metrics = json.loads((folder / "metrics.json").read_text())
-        logged += tracker.log_cell(folder.name, spec, metrics)
+        manifest = json.loads((folder / "manifest.json").read_text())
+        # who computed the cell, not who syncs it ({} when the cell predates provenance)
+        logged += tracker.log_cell(folder.name, spec, metrics,
+                                   provenance=manifest.get("provenance") or {})
     tracker.finish({"synced": logged})
     return logged, len(cells) - logged

@@ -1,0 +1,79 @@
+"""``bench leaderboard``: results of many runs merged into one ranking per task.
+
+Sources (:mod:`~bench.leaderboard.sources`: results folders, MLflow tracking stores) ->
+merged cells, one per hash, conflicts set apart (:mod:`~bench.leaderboard.merge`) -> boards
+and entries with their scores, bootstrap intervals and ranks (:mod:`~bench.leaderboard.build`,
+:mod:`~bench.leaderboard.rank`) -> ``leaderboard.json`` and the page
+(:mod:`~bench.leaderboard.page`). ``docs/leaderboard.md`` documents the score and the schema.
+
+Example:
+    >>> doc = build_leaderboard(["results", "../other/results"], out="board")
+    >>> doc["boards"][0]["private_attribute"], doc["entries"][0]["rank"]
+    ('entities', 1)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.leaderboard.build import SCHEMA, SCHEMA_VERSION, build
+from bench.leaderboard.sources import LeaderboardError, Source, read_folder, read_mlflow
+
+
+def read_sources(folders: Sequence[str | Path] = (),
+                 mlflow_uris: Sequence[str] = ()) -> list[Source]:
+    """Every source, folders first, ids ``s0, s1, ...`` in the order given."""
+    if not folders and not mlflow_uris:
+        raise LeaderboardError("no sources: give results folders and/or --mlflow URI")
+    sources = [read_folder(f, f"s{i}") for i, f in enumerate(folders)]
+    sources += [read_mlflow(u, f"s{len(folders) + i}") for i, u in enumerate(mlflow_uris)]
+    return sources
+
+
+def write_leaderboard(doc: dict[str, Any], out: str | Path) -> Path:
+    """Write ``leaderboard.json`` and ``leaderboard.html`` into ``out`` together: both are
+    built in a temporary sibling folder first, so an error leaves ``out`` as it was."""
+    from bench.leaderboard.page import render_page
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise LeaderboardError(f"{out}: exists and is not a folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
+    try:
+        (tmp / "leaderboard.json").write_text(
+            json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+        (tmp / "leaderboard.html").write_text(render_page(doc), encoding="utf-8")
+        out.mkdir(exist_ok=True)
+        for name in ("leaderboard.json", "leaderboard.html"):
+            os.replace(tmp / name, out / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[str] = (),
+                      out: str | Path | None = None, *, allow_mixed_versions: bool = False,
+                      resamples: int = 1000, seed: int = 0,
+                      audits: Sequence[str | Path] = ()) -> dict[str, Any]:
+    """Read the sources, merge and rank them; write the files into ``out`` when given."""
+    if resamples < 100:
+        raise LeaderboardError(f"--resamples must be at least 100, got {resamples}")
+    for a in audits:
+        if not Path(a).is_dir():
+            raise LeaderboardError(f"{a}: no such audit folder")
+    doc = build(read_sources(folders, mlflow_uris), allow_mixed_versions=allow_mixed_versions,
+                resamples=resamples, seed=seed, extra_audits=audits)
+    if out is not None:
+        write_leaderboard(doc, out)
+    return doc
+
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "LeaderboardError", "build", "build_leaderboard",
+           "read_sources", "write_leaderboard"]

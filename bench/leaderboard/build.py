@@ -1,0 +1,321 @@
+"""From merged cells to ``leaderboard.json``: boards, entries, points, scores, ranks.
+
+The cells are read the way ``bench report`` reads them (:mod:`bench.report.results`,
+:mod:`bench.report.privacy`): pooled over seeds per configuration and ε, privacy as the
+strongest adversary with its validity judged on the baseline. A *board* is one dataset ×
+utility task × private attribute (× suite version unless mixed versions are allowed); an
+*entry* is one configuration on a board, its points are its ε values. ``docs/leaderboard.md``
+documents every field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bench
+from bench.leaderboard.merge import MergedCell, merge
+from bench.leaderboard.rank import Point, Score, rank, score
+from bench.leaderboard.sources import Source
+from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
+from bench.report.privacy import GroupPrivacy, group_privacy, select_privacy
+from bench.report.results import CellRecord, Group, dig, group_cells
+from bench.report.tables import describe_guarantee
+
+SCHEMA = "bench-leaderboard"
+SCHEMA_VERSION = 1
+MIXED = "mixed"
+"""``suite_version`` of a board that ranks several suite versions together."""
+
+
+@dataclass
+class _Row:
+    """One configuration across ε (the report's leaderboard row)."""
+
+    dataset: str
+    model: str
+    sensitivity: str
+    mechanism: str
+    mapping: str
+    suite: str
+    config: str
+    by_eps: dict[float, Group] = field(default_factory=dict)
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.mechanism == "none"
+
+    def records(self) -> list[CellRecord]:
+        return [r for _e, g in sorted(self.by_eps.items()) for r in g.records]
+
+
+def _rows(groups: Iterable[Group]) -> list[_Row]:
+    rows: dict[tuple, _Row] = {}
+    for g in groups:
+        c = g.config
+        key = (c.dataset, c.model, c.sensitivity, c.mechanism != "none", c.mechanism,
+               c.mapping, c.suite_version)
+        row = rows.setdefault(key, _Row(c.dataset, c.model, c.sensitivity, c.mechanism,
+                                        c.mapping, c.suite_version, c.mechanism_config))
+        row.by_eps[c.epsilon] = g
+    return [rows[k] for k in sorted(rows)]
+
+
+def _utility_task(row: _Row) -> str:
+    tasks = {str(dig(r.metrics, "utility", "task") or "utility") for r in row.records()}
+    return " / ".join(sorted(tasks))
+
+
+def _attributes(row: _Row) -> list[str]:
+    names: set[str] = set()
+    for r in row.records():
+        names |= {k for k, v in (r.metrics.get("privacy") or {}).items() if isinstance(v, dict)}
+    return sorted(names)
+
+
+def _point(g: Group, task: str) -> tuple[Point | None, GroupPrivacy]:
+    """The bootstrap :class:`Point` of one ε (None: no valid paired values) and its privacy."""
+    gp = group_privacy(g, task)
+    pairs, p_cis, u_cis = [], [], []
+    for r in g.records:
+        p = dig(r.metrics, "privacy", task)
+        u = dig(r.metrics, "utility", "macro_f1")
+        if not isinstance(p, Mapping) or p.get("privacy_valid") is False:
+            continue
+        pv, uv = p.get("privacy"), u
+        if isinstance(pv, (int, float)) and isinstance(uv, (int, float)) \
+                and math.isfinite(pv) and math.isfinite(uv):
+            pairs.append((float(pv), float(uv)))
+            p_cis.append(p.get("privacy_ci95"))
+            u_cis.append(dig(r.metrics, "utility", "macro_f1_ci95"))
+    if not pairs:
+        return None, gp
+    single = len(pairs) == 1
+    return Point(tuple(p for p, _u in pairs), tuple(u for _p, u in pairs),
+                 _ci(p_cis[0]) if single else None, _ci(u_cis[0]) if single else None), gp
+
+
+def _ci(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(
+            isinstance(x, (int, float)) and math.isfinite(x) for x in v):
+        return float(v[0]), float(v[1])
+    return None
+
+
+def _stat_json(s: Any) -> tuple[float | None, list[float] | None]:
+    if s is None:
+        return None, None
+    return float(s.mean), ([float(s.lo), float(s.hi)] if s.has_interval else None)
+
+
+def _cells_json(g: Group, copies: Mapping[str, MergedCell]) -> list[dict[str, Any]]:
+    out = []
+    for r in g.records:
+        m = copies[r.hash]
+        out.append({
+            "hash": r.hash, "seed": r.seed,
+            "href": next((c.href for c in m.copies if c.href), None),
+            "mlflow": next((c.mlflow for c in m.copies if c.mlflow), None),
+            "provenance": [{"source": c.source, **c.provenance} for c in m.copies]})
+    return out
+
+
+def _audit(row: _Row, audits: Sequence[AuditSet]) -> str:
+    if row.is_baseline:
+        return ""
+    found = []
+    for _eps, g in sorted(row.by_eps.items()):
+        rec = next((a.match(g) for a in audits if a.match(g) is not None), None)
+        found.append(rec)
+    if any(r is not None and r.violation for r in found):
+        return "VIOLATION"
+    if found and all(r is not None for r in found):
+        return "PASS"
+    return NOT_AUDITED
+
+
+def _guarantee(row: _Row) -> str:
+    texts: list[str] = []
+    for r in row.records():
+        gd = r.metrics.get("guarantee")
+        t = describe_guarantee(gd) + (" (estimated)" if gd and gd.get("proven") is False
+                                      else "")
+        if t not in texts:
+            texts.append(t)
+    return " / ".join(texts)
+
+
+@dataclass
+class _Board:
+    key: tuple[str, str, str, str]
+    rows: list[_Row] = field(default_factory=list)
+    baselines: list[_Row] = field(default_factory=list)
+
+
+_SUITE_LABEL = re.compile(r"\(suite=[^,()]*\)|, suite=[^,()]*|suite=[^,()]*, ")
+
+
+def _boards(rows: Sequence[_Row], allow_mixed: bool) -> list[_Board]:
+    boards: dict[tuple[str, str, str, str], _Board] = {}
+    for row in rows:
+        # with several suite versions the report labels datasets "suite=<v>"; a mixed board
+        # holds them all, so its dataset is named without it
+        dataset = _SUITE_LABEL.sub("", row.dataset) if allow_mixed else row.dataset
+        for attr in _attributes(row):
+            key = (dataset, _utility_task(row), attr, MIXED if allow_mixed else row.suite)
+            b = boards.setdefault(key, _Board(key))
+            (b.baselines if row.is_baseline else b.rows).append(row)
+    return [boards[k] for k in sorted(boards)]
+
+
+def _baseline_for(board: _Board, row: _Row) -> _Row | None:
+    same = [b for b in board.baselines if b.model == row.model]
+    return next((b for b in same if b.suite == row.suite), same[0] if same else None)
+
+
+@dataclass
+class _Options:
+    resamples: int
+    seed: int
+    audits: list[AuditSet]
+    copies: dict[str, MergedCell]
+
+
+def _rng(seed: int, key: tuple, row: _Row) -> np.random.Generator:
+    """The bootstrap stream of one entry: the leaderboard's seed and the entry's identity, so
+    an entry's interval does not depend on which other entries are on the board."""
+    ident = json.dumps([list(key), row.dataset, row.model, row.sensitivity, row.mechanism,
+                        row.mapping, row.suite], ensure_ascii=True)
+    return np.random.default_rng([seed, int(hashlib.sha256(ident.encode()).hexdigest()[:15], 16)])
+
+
+def _entry(board: _Board, row: _Row, opts: _Options,
+           ) -> tuple[dict[str, Any], Score | None, bool]:
+    """One entry's JSON (without id/rank), its score and whether it has an audit violation."""
+    attr = board.key[2]
+    points, json_points, flags = [], [], []
+    for eps, g in sorted(row.by_eps.items()):
+        pt, gp = _point(g, attr)
+        u, u_ci = _stat_json(g.stat(lambda m: m["utility"]["macro_f1"],
+                                    lambda m: m["utility"]["macro_f1_ci95"]))
+        p, p_ci = _stat_json(gp.stat)
+        nw = g.stat(lambda m: m["n_w"])
+        json_points.append({
+            "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
+            "privacy_valid": gp.valid, "adversary": gp.adversary or None,
+            "n_w": None if nw is None else float(nw.mean), "pareto": False,
+            "cells": _cells_json(g, opts.copies)})
+        points.append(pt)
+        flags.append(gp.status)
+    audit = _audit(row, opts.audits)
+    base = _baseline_for(board, row)
+    base_pt = None
+    if base is not None:
+        bg = next(iter(base.by_eps.values()))
+        base_pt, bgp = _point(bg, attr)
+        flags.append(bgp.status)
+    flag, sc = "", None
+    if base_pt is None:
+        flag = "no baseline"
+    elif any(f in ("invalid", "partial") for f in flags):
+        flag = "invalid privacy"
+    elif any(f != "valid" for f in flags) or any(pt is None for pt in points):
+        flag = "privacy validity unknown"
+    else:
+        sc = score(points, base_pt, resamples=opts.resamples,
+                   rng=_rng(opts.seed, board.key, row))
+        if sc.ci is None:
+            flag = "no interval"
+    if sc is not None and audit == "VIOLATION":
+        flag = "audit violation"
+    entry = {
+        "board": None, "dataset": row.dataset, "model": row.model,
+        "mechanism": row.mechanism, "sensitivity": row.sensitivity, "mapping": row.mapping,
+        "config": row.config, "suite_version": row.suite, "guarantee": _guarantee(row),
+        "audit": audit, "score": None if sc is None else sc.value,
+        "score_ci": None if sc is None or sc.ci is None else list(sc.ci),
+        "rank": None, "rank_flag": flag, "points": json_points}
+    return entry, sc, audit == "VIOLATION"
+
+
+def _baseline_json(row: _Row, attr: str) -> dict[str, Any]:
+    g = next(iter(row.by_eps.values()))
+    gp = group_privacy(g, attr)
+    u = g.stat(lambda m: m["utility"]["macro_f1"])
+    return {"model": row.model, "suite_version": row.suite,
+            "utility": None if u is None else float(u.mean),
+            "privacy": None if gp.stat is None else float(gp.stat.mean),
+            "privacy_valid": gp.valid, "adversary": gp.adversary or None,
+            "cells": [r.hash for r in g.records]}
+
+
+def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any]]) -> None:
+    """Mark the points no other point of the board (baselines included) dominates."""
+    pts = [(p["privacy"], p["utility"]) for e in entries for p in e["points"]
+           if p["privacy_valid"] and p["privacy"] is not None and p["utility"] is not None]
+    pts += [(b["privacy"], b["utility"]) for b in baselines
+            if b["privacy_valid"] and b["privacy"] is not None and b["utility"] is not None]
+    for e in entries:
+        for p in e["points"]:
+            if not (p["privacy_valid"] and p["privacy"] is not None and p["utility"] is not None):
+                continue
+            pp, uu = p["privacy"], p["utility"]
+            p["pareto"] = not any(p2 >= pp and u2 >= uu and (p2 > pp or u2 > uu)
+                                  for p2, u2 in pts)
+
+
+def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
+          resamples: int = 1000, seed: int = 0,
+          extra_audits: Sequence[str | Path] = ()) -> dict[str, Any]:
+    """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``)."""
+    cells, conflicts = merge(list(sources))
+    copies = {m.hash: m for m in cells}
+    records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
+                              for m in cells])
+    groups, warnings = group_cells(records)
+    audit_dirs = [d for s in sources for d in s.audit_folders] + [Path(a) for a in extra_audits]
+    audits = [a for a in (load_audits(d) for d in audit_dirs) if a is not None]
+    opts = _Options(resamples, seed, audits, copies)
+    boards_json, entries_json = [], []
+    for bi, board in enumerate(_boards(_rows(groups), allow_mixed_versions)):
+        made = [_entry(board, row, opts) for row in board.rows]
+        ranks = rank([sc for _e, sc, _v in made], [v for _e, _sc, v in made])
+        baselines = [_baseline_json(b, board.key[2]) for b in board.baselines]
+        entries = []
+        for (e, _sc, _v), r in zip(made, ranks, strict=True):
+            e["rank"] = r
+            entries.append(e)
+        _pareto(entries, baselines)
+        entries.sort(key=lambda e: (e["rank"] is None, e["rank"] or 0,
+                                    -(e["score"] or 0.0), e["model"], e["config"]))
+        bid = f"b{bi}"
+        ids = []
+        for e in entries:
+            e["id"], e["board"] = f"e{len(entries_json)}", bid
+            ids.append(e["id"])
+            entries_json.append(e)
+        dataset, task, attr, suite = board.key
+        boards_json.append({"id": bid, "dataset": dataset, "utility_task": task,
+                            "private_attribute": attr, "suite_version": suite,
+                            "baselines": baselines, "entries": ids})
+    problems = [p for s in sources for p in s.problems] + warnings
+    problems += [w for a in audits for w in a.warnings]
+    return {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "generated_by": f"bench {bench.__version__}",
+        "allow_mixed_versions": allow_mixed_versions,
+        "score": {"name": "hypervolume_gain", "interval": "bootstrap95",
+                  "resamples": resamples, "seed": seed},
+        "sources": [s.describe() for s in sources],
+        "boards": boards_json, "entries": entries_json,
+        "conflicts": conflicts, "problems": problems}

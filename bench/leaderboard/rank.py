@@ -1,0 +1,154 @@
+"""The leaderboard's score, its bootstrap interval, and ranks that respect both.
+
+**Score** (``docs/leaderboard.md``): the hypervolume gain over the unprivatized baseline,
+
+    score = HV(P ∪ {b}) − HV({b}),   HV(S) = area of ∪_{(p, u) ∈ S} [0, p] × [0, u],
+
+where P holds an entry's (empirical privacy, utility) points over ε and b is the baseline of
+the same dataset and model. HV is the hypervolume indicator of multi-objective optimisation
+with reference point (0, 0) (the "size of the space covered" of Zitzler & Thiele 1998,
+"Multiobjective optimization using evolutionary algorithms -- a comparative case study");
+both axes lie in [0, 1].
+
+**Interval**: the 95% percentile bootstrap (Efron & Tibshirani 1993, Ch. 13) of the score:
+per resample, each point (and the baseline) is redrawn -- over its seeds with replacement when
+it has two or more (utility and privacy of one seed stay paired), else from a normal whose 95%
+range is the cell's own bootstrap interval over test documents, else it is kept fixed.
+
+**Ranks**: ``rank_i = 1 + #{j : lo_j > hi_i}`` (:func:`bench.report.stats.interval_ranks`), so
+entries whose intervals overlap share a rank; entries with an audit violation are ranked after
+every other entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.report.stats import interval_ranks
+
+Z95 = 1.959963984540054
+"""The standard normal's 97.5% quantile: a 95% interval is mean ± Z95·σ."""
+
+
+def hypervolume(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """HV of the points ``(p[..., i], u[..., i])`` along the last axis, reference (0, 0).
+
+    With the points sorted by privacy, p_(1) ≤ ... ≤ p_(k) (p_(0) = 0), the covered area is
+    ``Σ_i (p_(i) − p_(i−1)) · max_{j ≥ i} u_(j)``. Values are clipped to [0, 1]; a NaN point
+    covers nothing.
+    """
+    p = np.clip(np.nan_to_num(np.asarray(p, dtype=float), nan=0.0), 0.0, 1.0)
+    u = np.clip(np.nan_to_num(np.asarray(u, dtype=float), nan=0.0), 0.0, 1.0)
+    order = np.argsort(p, axis=-1, kind="stable")
+    ps = np.take_along_axis(p, order, axis=-1)
+    us = np.take_along_axis(u, order, axis=-1)
+    best_right = np.flip(np.maximum.accumulate(np.flip(us, axis=-1), axis=-1), axis=-1)
+    widths = np.diff(ps, axis=-1, prepend=0.0)
+    return (widths * best_right).sum(axis=-1)
+
+
+def hypervolume_gain(p: np.ndarray, u: np.ndarray, base_p: np.ndarray,
+                     base_u: np.ndarray) -> np.ndarray:
+    """``HV(P ∪ {b}) − HV({b})`` along the last axis (``base_*`` of shape ``p.shape[:-1]``)."""
+    bp, bu = np.asarray(base_p, dtype=float), np.asarray(base_u, dtype=float)
+    both_p = np.concatenate([p, bp[..., None]], axis=-1)
+    both_u = np.concatenate([u, bu[..., None]], axis=-1)
+    return hypervolume(both_p, both_u) - hypervolume(bp[..., None], bu[..., None])
+
+
+@dataclass(frozen=True)
+class Point:
+    """One (privacy, utility) point over its seeds: paired per-seed values, and the cell's own
+    95% intervals when there is one seed."""
+
+    privacy: tuple[float, ...]
+    """Empirical privacy per seed."""
+    utility: tuple[float, ...]
+    """Utility per seed (same seeds, same order)."""
+    privacy_ci: tuple[float, float] | None = None
+    """The single seed's bootstrap interval of privacy (None: none or several seeds)."""
+    utility_ci: tuple[float, float] | None = None
+    """The single seed's bootstrap interval of utility."""
+
+    @property
+    def mean(self) -> tuple[float, float]:
+        """(mean privacy, mean utility)."""
+        return float(np.mean(self.privacy)), float(np.mean(self.utility))
+
+    @property
+    def varies(self) -> bool:
+        """Whether resampling can move this point."""
+        return len(self.privacy) >= 2 or self.privacy_ci is not None \
+            or self.utility_ci is not None
+
+    def draws(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` bootstrap draws of (privacy, utility)."""
+        k = len(self.privacy)
+        if k >= 2:
+            idx = rng.integers(0, k, size=(n, k))
+            return (np.asarray(self.privacy)[idx].mean(axis=1),
+                    np.asarray(self.utility)[idx].mean(axis=1))
+        p, u = self.mean
+        return _normal(rng, p, self.privacy_ci, n), _normal(rng, u, self.utility_ci, n)
+
+
+def _normal(rng: np.random.Generator, mean: float, ci: tuple[float, float] | None,
+            n: int) -> np.ndarray:
+    if ci is None:
+        return np.full(n, mean)
+    sd = (ci[1] - ci[0]) / (2 * Z95)
+    return np.clip(rng.normal(mean, sd, size=n), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Score:
+    """An entry's score and its 95% bootstrap interval (None when nothing can vary)."""
+
+    value: float
+    """The score at the mean points."""
+    ci: tuple[float, float] | None
+    """The 95% percentile bootstrap interval."""
+
+
+def score(points: Sequence[Point], baseline: Point, *, resamples: int = 1000,
+          rng: np.random.Generator | int = 0) -> Score:
+    """The hypervolume gain of ``points`` over ``baseline`` with its bootstrap interval."""
+    if not points:
+        raise ValueError("an entry needs at least one point")
+    rng = np.random.default_rng(rng)
+    mp = np.array([pt.mean[0] for pt in points])
+    mu = np.array([pt.mean[1] for pt in points])
+    bp, bu = baseline.mean
+    value = float(hypervolume_gain(mp, mu, np.float64(bp), np.float64(bu)))
+    if not (baseline.varies or any(pt.varies for pt in points)):
+        return Score(value, None)
+    draws = [pt.draws(rng, resamples) for pt in points]
+    p = np.stack([d[0] for d in draws], axis=-1)
+    u = np.stack([d[1] for d in draws], axis=-1)
+    b_p, b_u = baseline.draws(rng, resamples)
+    dist = hypervolume_gain(p, u, b_p, b_u)
+    lo, hi = np.percentile(dist, [2.5, 97.5])
+    return Score(value, (float(lo), float(hi)))
+
+
+def rank(scores: Sequence[Score | None], violations: Sequence[bool]) -> list[int | None]:
+    """Ranks for one board's entries (None: no score, not ranked).
+
+    Entries without a violation are ranked among themselves by :func:`interval_ranks` (an
+    entry without an interval by its score alone); violating entries come after all of them,
+    ranked among themselves the same way.
+    """
+    out: list[int | None] = [None] * len(scores)
+    offset = 0
+    for flag in (False, True):
+        idx = [i for i, (s, v) in enumerate(zip(scores, violations, strict=True))
+               if s is not None and v is flag]
+        bounds = [scores[i].ci or (scores[i].value, scores[i].value) for i in idx]
+        ranks = interval_ranks(bounds)
+        for i, r in zip(idx, ranks, strict=True):
+            out[i] = offset + r
+        offset += len(idx)
+    return out

@@ -1,0 +1,232 @@
+"""Where a leaderboard's cells come from: results folders and MLflow tracking stores.
+
+:func:`read_folder` reads ``<folder>/cells`` through the report's reader (sealed cells are
+integrity-checked; damaged, half-written and unreadable ones are left out with one line each)
+and the provenance each cell's manifest records. :func:`read_mlflow` reads the cell runs of a
+tracking server or store through MLflow's search API and each run's ``spec.json``,
+``metrics.json`` and ``provenance.json`` artifacts. Both give a :class:`Source`.
+
+A source that cannot be read at all (no such folder, no ``cells/`` inside, a server that does
+not answer) raises :class:`LeaderboardError` with one line naming it.
+
+Example:
+    >>> src = read_folder("results", "s0")
+    >>> len(src.cells), src.left_out
+    (27, 0)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.provenance import KEYS as PROVENANCE_KEYS
+
+logger = logging.getLogger(__name__)
+
+
+class LeaderboardError(ValueError):
+    """Bad input for ``bench leaderboard``: the message names the source or file."""
+
+
+@dataclass
+class SourceCell:
+    """One cell as one source has it."""
+
+    hash: str
+    """The cell hash (its folder name, or the run's ``bench.cell_hash`` tag)."""
+    spec: dict[str, Any]
+    """Parsed ``spec.json``."""
+    metrics: dict[str, Any]
+    """Parsed ``metrics.json``."""
+    source: str
+    """Id of the :class:`Source`."""
+    provenance: dict[str, Any]
+    """:mod:`bench.provenance` record, every key present (null where unknown)."""
+    href: str | None = None
+    """Link to the cell's files (a ``file://`` URI of its folder), or None."""
+    mlflow: str | None = None
+    """Link to the cell's MLflow run (tracking servers only), or None."""
+
+
+@dataclass
+class Source:
+    """What one results folder or tracking store contributed."""
+
+    id: str
+    """``s0``, ``s1``, ... in the order given."""
+    kind: str
+    """``folder`` or ``mlflow``."""
+    location: str
+    """The absolute folder or the tracking URI."""
+    cells: list[SourceCell] = field(default_factory=list)
+    """The sound cells read."""
+    problems: list[str] = field(default_factory=list)
+    """One line per cell or file left out."""
+    audit_folders: list[Path] = field(default_factory=list)
+    """``bench audit`` record folders found with the source (``<folder>/audit``)."""
+
+    @property
+    def left_out(self) -> int:
+        """Cells or runs left out (one problem line each)."""
+        return len(self.problems)
+
+    def describe(self) -> dict[str, Any]:
+        """The source's entry in ``leaderboard.json``."""
+        return {"id": self.id, "kind": self.kind, "location": self.location,
+                "cells": len(self.cells), "left_out": self.left_out}
+
+
+def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
+    """A provenance record with every key (null where ``raw`` lacks it); the suite version
+    falls back to the one the cell's metrics record."""
+    raw = raw if isinstance(raw, dict) else {}
+    out = {k: raw.get(k) for k in PROVENANCE_KEYS}
+    if out["suite_version"] is None and suite_version is not None:
+        out["suite_version"] = str(suite_version)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Results folders
+# --------------------------------------------------------------------------------------------
+
+
+def read_folder(path: str | Path, sid: str) -> Source:
+    """The sound cells of a results folder (the one holding ``cells/``)."""
+    from bench.report.results import load_results
+
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise LeaderboardError(f"{path}: no such results folder")
+    if not (folder / "cells").is_dir():
+        raise LeaderboardError(f"{path}: not a results folder (no cells/ inside; `bench run "
+                               f"GRID --results {path}` writes one)")
+    try:
+        os.listdir(folder / "cells")
+    except OSError as e:
+        raise LeaderboardError(f"{path}: cannot read cells/ ({e.strerror or e})") from None
+    folder = folder.resolve()
+    src = Source(sid, "folder", str(folder))
+    results = load_results(folder)
+    src.problems += [f"{sid} ({folder}): {w}" for w in results.warnings]
+    for rec in results.cells:
+        if rec.spec.get("hash") != rec.hash:  # sealed cells were checked; unsealed ones not
+            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: spec.json names cell "
+                                f"{rec.spec.get('hash')!r}; left out")
+            continue
+        manifest = _manifest(rec.folder)
+        src.cells.append(SourceCell(
+            rec.hash, dict(rec.spec), dict(rec.metrics), sid,
+            provenance_record(manifest.get("provenance"), rec.suite_version),
+            href=rec.folder.as_uri()))
+    if (folder / "audit").is_dir():
+        src.audit_folders.append(folder / "audit")
+    return src
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # unsealed cells (read without a check, as the report does)
+    return obj if isinstance(obj, dict) else {}
+
+
+# --------------------------------------------------------------------------------------------
+# MLflow
+# --------------------------------------------------------------------------------------------
+
+
+def _probe(uri: str) -> None:
+    """Fail fast (one line) when a tracking server does not answer: MLflow's own client
+    retries for minutes."""
+    if uri.startswith(("http://", "https://")):
+        try:
+            with urllib.request.urlopen(uri.rstrip("/") + "/health", timeout=10) as r:
+                r.read(64)
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            reason = getattr(e, "reason", None) or e
+            raise LeaderboardError(f"{uri}: MLflow tracking server not reachable "
+                                   f"({reason})") from None
+    elif uri.startswith("sqlite:///"):
+        db = Path(uri.removeprefix("sqlite:///"))
+        if not db.is_file():
+            raise LeaderboardError(f"{uri}: no MLflow store at {db}")
+    elif uri.startswith("file:") or "://" not in uri:
+        p = Path(uri.removeprefix("file://")) if uri.startswith("file:") else Path(uri)
+        if not p.is_dir():
+            raise LeaderboardError(f"{uri}: no MLflow store at {p}")
+
+
+def read_mlflow(uri: str, sid: str) -> Source:
+    """The cell runs (tag ``bench.kind = cell``) of every experiment of a tracking URI."""
+    _probe(uri)
+    from mlflow.tracking import MlflowClient
+
+    src = Source(sid, "mlflow", uri)
+    try:
+        client = MlflowClient(tracking_uri=uri)
+        experiments = client.search_experiments()
+        runs = []
+        for exp in experiments:
+            token = None
+            while True:
+                page = client.search_runs([exp.experiment_id], "tags.`bench.kind` = 'cell'",
+                                          max_results=1000, page_token=token)
+                runs += [(exp.experiment_id, r) for r in page]
+                token = page.token
+                if not token:
+                    break
+    except Exception as e:  # noqa: BLE001 - any MLflow failure: one line naming the URI
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise LeaderboardError(f"{uri}: cannot read the MLflow store ({first})") from None
+    web = uri.rstrip("/") if uri.startswith(("http://", "https://")) else None
+    with tempfile.TemporaryDirectory(prefix="bench-leaderboard-") as tmp:
+        for exp_id, run in runs:
+            cell = _run_cell(client, exp_id, run, sid, Path(tmp), web)
+            if isinstance(cell, str):
+                src.problems.append(cell)
+            else:
+                src.cells.append(cell)
+    return src
+
+
+def _run_cell(client: Any, exp_id: str, run: Any, sid: str, tmp: Path,
+              web: str | None) -> SourceCell | str:
+    """One run as a :class:`SourceCell`, or the line saying why it is left out."""
+    rid = run.info.run_id
+    h = run.data.tags.get("bench.cell_hash", "")
+    where = f"{sid}: run {rid[:12]} (cell {h or '?'})"
+    if run.info.status != "FINISHED":
+        return f"{where}: run status {run.info.status}; left out"
+    try:
+        local = Path(client.download_artifacts(rid, "", str(tmp / rid)))
+    except Exception as e:  # noqa: BLE001
+        return f"{where}: artifacts not readable ({str(e).splitlines()[0][:200]}); left out"
+    parsed = {}
+    for name in ("spec.json", "metrics.json", "provenance.json"):
+        try:
+            parsed[name] = json.loads((local / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            parsed[name] = None
+        except (OSError, ValueError) as e:
+            return f"{where}: {name} does not parse ({e}); left out"
+    spec, metrics = parsed["spec.json"], parsed["metrics.json"]
+    if not isinstance(spec, dict) or not isinstance(metrics, dict):
+        missing = "spec.json" if not isinstance(spec, dict) else "metrics.json"
+        return (f"{where}: no {missing} artifact (logged by an older bench); left out -- "
+                "`bench leaderboard` on its results folder reads it")
+    if spec.get("hash") != h:
+        return f"{where}: spec.json names cell {spec.get('hash')!r}; left out"
+    link = f"{web}/#/experiments/{exp_id}/runs/{rid}" if web else None
+    return SourceCell(h, spec, metrics, sid,
+                      provenance_record(parsed["provenance.json"], spec.get("suite_version")),
+                      href=None, mlflow=link)

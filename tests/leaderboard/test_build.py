@@ -1,0 +1,182 @@
+"""Merging results folders into one leaderboard: duplicates, conflicts, versions, audits, bad
+input, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.leaderboard import LeaderboardError, build, build_leaderboard, read_sources
+
+from .helpers import all_hashes, copy_results, rewrite_metrics, spec_of
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory) -> dict:
+    """The leaderboard of the quickstart reference alone."""
+    return build(read_sources([copy_results(tmp_path_factory.mktemp("a"))]))
+
+
+def _scores(doc: dict) -> dict:
+    return {(e["model"], e["config"], e["board"]): (e["score"], e["rank"]) for e in doc["entries"]}
+
+
+def _cells(doc: dict) -> dict[str, dict]:
+    return {c["hash"]: c for e in doc["entries"] for p in e["points"] for c in p["cells"]}
+
+
+def test_one_folder(alone):
+    assert alone["schema"] == "bench-leaderboard" and alone["schema_version"] == 1
+    (board,) = alone["boards"]
+    assert (board["utility_task"], board["private_attribute"]) == ("topic", "entities")
+    assert len(board["entries"]) == 4 and len(board["baselines"]) == 1
+    assert [e["rank"] for e in alone["entries"]] == sorted(e["rank"] for e in alone["entries"])
+    for e in alone["entries"]:
+        assert e["score_ci"][0] <= e["score"] <= e["score_ci"][1]
+        assert len(e["points"]) == 2 and all(len(p["cells"]) == 3 for p in e["points"])
+    # every ranked entry's cells link to their folders; nothing from MLflow here
+    cell = next(iter(_cells(alone).values()))
+    assert cell["href"].startswith("file://") and cell["mlflow"] is None
+    assert cell["provenance"][0]["source"] == "s0"
+    assert cell["provenance"][0]["suite_version"] == "0.3.0"
+
+
+def test_overlapping_folders_merge_into_one_cell_each(alone, tmp_path):
+    some = all_hashes()[:10]
+    doc = build(read_sources([copy_results(tmp_path / "a"), copy_results(tmp_path / "b", some)]))
+    assert [s["cells"] for s in doc["sources"]] == [27, 10]
+    assert doc["conflicts"] == []
+    assert _scores(doc) == _scores(alone)  # the duplicates changed nothing
+    cells = _cells(doc)
+    doubled = [h for h, c in cells.items() if len(c["provenance"]) == 2]
+    assert sorted(doubled) == sorted(h for h in some if h in cells)
+    assert {p["source"] for p in cells[doubled[0]]["provenance"]} == {"s0", "s1"}
+
+
+def test_conflicting_duplicate_is_reported_and_not_ranked(tmp_path):
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    victim = next(h for h in all_hashes() if spec_of(a / "cells" / h)["mechanism"]["name"] == "mvl")
+
+    def shift(m):
+        m["utility"]["macro_f1"] += 0.05
+    rewrite_metrics(b / "cells" / victim, shift)
+    # run times differ from machine to machine: not a conflict
+    other = next(h for h in all_hashes() if h != victim)
+    rewrite_metrics(b / "cells" / other, lambda m: m["runtime"].update(
+        {k: v * 2 for k, v in m["runtime"].items() if isinstance(v, float)}))
+    doc = build(read_sources([a, b]))
+    (conflict,) = doc["conflicts"]
+    assert conflict["hash"] == victim and conflict["sources"] == ["s0", "s1"]
+    assert any(d.startswith("metrics.utility.macro_f1:") for d in conflict["differences"])
+    assert victim not in _cells(doc) and other in _cells(doc)
+
+
+def _as_version(folder: Path, version: str) -> None:
+    """Turn every cell of ``folder`` into one written by another suite version (new hashes)."""
+    for cell in sorted((folder / "cells").iterdir()):
+        spec, metrics = (json.loads((cell / n).read_text()) for n in ("spec.json", "metrics.json"))
+        new = cell.name[:-4] + "beef"
+        spec.update(suite_version=version, hash=new)
+        metrics["suite_version"] = version
+        (cell / "spec.json").write_text(json.dumps(spec))
+        (cell / "metrics.json").write_text(json.dumps(metrics))
+        (cell / "manifest.json").unlink()  # unsealed: read as it is, like the report does
+        cell.rename(cell.with_name(new))
+
+
+def test_versions_are_kept_apart_unless_mixing_is_allowed(tmp_path):
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    _as_version(b, "0.2.0")
+    srcs = read_sources([a, b])
+    apart = build(srcs)
+    assert sorted(bd["suite_version"] for bd in apart["boards"]) == ["0.2.0", "0.3.0"]
+    assert all(len(bd["entries"]) == 4 for bd in apart["boards"])
+    mixed = build(srcs, allow_mixed_versions=True)
+    (board,) = mixed["boards"]
+    assert board["suite_version"] == "mixed" and len(board["entries"]) == 8
+    assert {e["suite_version"] for e in mixed["entries"]} == {"0.2.0", "0.3.0"}
+    # identical numbers under two versions: each pair shares its rank
+    by_cfg: dict[str, set] = {}
+    for e in mixed["entries"]:
+        by_cfg.setdefault(e["config"], set()).add(e["rank"])
+    assert all(len(r) == 1 for r in by_cfg.values())
+
+
+def test_audit_violation_is_ranked_last(tmp_path):
+    from bench.audit import AuditReport, AuditRow, write_audit_status
+
+    a = copy_results(tmp_path / "a")
+    for eps in (1.0, 10.0):
+        write_audit_status(AuditReport(
+            "tem", eps, {"beta": 0.001}, "none", "ε·d metric DP", 50, 4000, 0.95, 12,
+            rows=[AuditRow("words", "nearest", ("w1", "w2"), 0.5, eps, eps + 1, "VIOLATION",
+                           "constructed", 4)]), a / "audit")
+    doc = build(read_sources([a]))
+    tem = next(e for e in doc["entries"] if e["mechanism"] == "tem")
+    assert tem["audit"] == "VIOLATION" and tem["rank_flag"] == "audit violation"
+    assert tem["rank"] == 4 == max(e["rank"] for e in doc["entries"])
+    assert doc["entries"][-1] is tem
+
+
+def test_malformed_cell_is_named_and_the_rest_kept(tmp_path):
+    a = copy_results(tmp_path / "a")
+    bad = a / "cells" / "0123456789abcdef"
+    bad.mkdir()
+    (bad / "spec.json").write_text("{not json")
+    (bad / "metrics.json").write_text("{}")
+    src, = read_sources([a])
+    assert len(src.cells) == 27
+    assert len(src.problems) == 1 and "0123456789abcdef" in src.problems[0]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p / "missing", "no such results folder"),
+    (lambda p: (p / "empty").mkdir() or p / "empty", "not a results folder"),
+])
+def test_unreadable_folder_is_one_clear_error(tmp_path, make, message):
+    with pytest.raises(LeaderboardError, match=message):
+        read_sources([copy_results(tmp_path / "a"), make(tmp_path)])
+
+
+def test_unreachable_tracking_server_fails_fast(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    start = time.monotonic()
+    with pytest.raises(LeaderboardError, match=f"127.0.0.1:{port}.*not reachable"):
+        read_sources([], [f"http://127.0.0.1:{port}"])
+    assert time.monotonic() - start < 15
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.cli", "leaderboard", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_writes_both_files_and_refuses_bad_input(tmp_path):
+    a = copy_results(tmp_path / "a")
+    out = tmp_path / "board"
+    r = _cli(str(a), "--out", str(out), "--resamples", "200")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert len(doc["entries"]) == 4 and (out / "leaderboard.html").stat().st_size > 0
+    assert "4 entries" in r.stdout
+    bad = _cli(str(a), str(tmp_path / "nope"), "--out", str(tmp_path / "board2"))
+    assert bad.returncode == 2
+    lines = bad.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nope: no such results folder" in lines[0]
+    assert not (tmp_path / "board2").exists()
+
+
+def test_build_leaderboard_writes_nothing_on_error(tmp_path):
+    out = tmp_path / "board"
+    with pytest.raises(LeaderboardError):
+        build_leaderboard([tmp_path / "nope"], out=out)
+    assert not out.exists()
