@@ -5,8 +5,14 @@ with every mechanism and prints tokens/s of the privatization itself (fitting, w
 once per vocabulary, is timed separately) next to the targets of the foundation issue. It is a
 benchmark, not a test: numbers depend on the machine.
 
+Named benchmarks of other things (:data:`BENCHMARKS`) run only when selected by name:
+``bench perf -m leaderboard_page`` loads synthetic ``leaderboard.html`` pages of 1,000 and
+10,000 entries in headless Chromium and reports their load time against the targets
+(:func:`run_leaderboard_page`).
+
 Example:
     $ bench perf --tokens 20000
+    $ bench perf -m leaderboard_page
 """
 
 from __future__ import annotations
@@ -46,6 +52,11 @@ def corpus_tokens(n_tokens: int) -> list[list[str]]:
 def run_perf(vocab_size: int = 50_000, n_tokens: int = 20_000,
              mechanisms: list[str] | None = None) -> str:
     """Time every configuration; returns the printed table."""
+    named = [m for m in mechanisms or [] if m in BENCHMARKS]
+    if named:  # named benchmarks (bench perf -m leaderboard_page), then any mechanisms
+        out = "".join(BENCHMARKS[m]() for m in named)
+        rest = [m for m in mechanisms if m not in BENCHMARKS]
+        return out + run_perf(vocab_size, n_tokens, rest) if rest else out
     from bench.privatize import Privatizer
 
     emb = load_embedding("glove-6b-50d", vocab_size)
@@ -99,5 +110,94 @@ def run_demo(n_docs: int = 200) -> str:
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     out += [""] + examples
     return "\n".join(out) + "\n"
+
+
+LEADERBOARD_PAGE_TARGETS: dict[int, float] = {1_000: 1.0, 10_000: 5.0}
+"""Entries -> target load time (s) of ``leaderboard.html`` in headless Chromium (2 cores)."""
+
+
+def run_leaderboard_page(sizes: tuple[int, ...] = (1_000, 10_000), repeats: int = 3,
+                         seed: int = 0) -> str:
+    """Benchmark ``leaderboard_page``: load time of synthetic leaderboard pages in Chromium.
+
+    Each size is a synthetic leaderboard (:func:`bench.leaderboard.synthetic.
+    synthetic_leaderboard`) rendered by :func:`bench.leaderboard.page.render_page` to a
+    temporary file and loaded ``repeats`` times with ``chromium --headless --dump-dom`` (a fresh
+    profile each time). The page writes ``performance.now()`` at the end of its first render
+    into ``<body data-rendered-ms>``: navigation start to table and plots rendered (reading the
+    file, HTML and JSON parsing included). Reported: the medians of that time and its parts and
+    of the Chromium process's wall time (browser start-up and the DOM dump included), and
+    pass/FAIL of the page's time against :data:`LEADERBOARD_PAGE_TARGETS`. Without a
+    ``chromium`` binary the benchmark says so and skips.
+
+    Returns:
+        The printed table.
+    """
+    import re
+    import shutil
+    import statistics
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return "bench perf leaderboard_page: chromium is not installed; skipped\n"
+    from bench.leaderboard.page import render_page
+    from bench.leaderboard.synthetic import synthetic_leaderboard
+
+    version = subprocess.run([chromium, "--version"], capture_output=True, text=True,
+                             check=False).stdout.strip()
+    rows = [("entries", "boards", "HTML MB", "render_page s", "page ms", "parse/table/plot ms",
+             "chromium wall s", "target", "")]
+    errors = []
+    with tempfile.TemporaryDirectory(prefix="bench-perf-page-") as tmp:
+        for n in sizes:
+            board = synthetic_leaderboard(n, seed=seed)
+            t0 = time.perf_counter()
+            text = render_page(board)
+            t_py = time.perf_counter() - t0
+            path = Path(tmp) / f"leaderboard-{n}.html"
+            path.write_text(text, encoding="utf-8")
+            page, parts, walls, err = [], [], [], ""
+            for r in range(repeats):
+                cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                       "--disable-background-networking", "--disable-component-update",
+                       "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                       f"--user-data-dir={tmp}/profile-{n}-{r}", "--dump-dom", path.as_uri()]
+                t0 = time.perf_counter()
+                res = subprocess.run(cmd, capture_output=True, timeout=600, check=False)
+                walls.append(time.perf_counter() - t0)
+                tag = re.search(rb"<body[^>]*>", res.stdout[:1_000_000])
+                attrs = dict(re.findall(r'(data-[a-z-]+)="([^"]*)"',
+                                        tag.group(0).decode() if tag else ""))
+                if res.returncode != 0 or "data-rendered-ms" not in attrs:
+                    err = (f"chromium exit {res.returncode}, no data-rendered-ms: "
+                           + res.stderr.decode(errors="replace")[-300:])
+                    break
+                page.append(float(attrs["data-rendered-ms"]))
+                parts.append([float(attrs.get(f"data-{k}-ms", "nan"))
+                              for k in ("parse", "table", "plot")])
+            target = LEADERBOARD_PAGE_TARGETS.get(n)
+            head = (f"{n:,}", f"{len(board['boards']):,}", f"{len(text.encode()) / 1e6:.1f}",
+                    f"{t_py:.2f}")
+            tgt = "" if target is None else f"<= {target:g} s"
+            if err:
+                rows.append(head + ("", "", "", tgt, "FAIL"))
+                errors.append(f"{n:,} entries: {err}")
+                continue
+            ms = statistics.median(page)
+            split = "/".join(f"{statistics.median(p[i] for p in parts):.0f}" for i in range(3))
+            ok = "" if target is None else ("pass" if ms <= 1000 * target else "FAIL")
+            rows.append(head + (f"{ms:.0f}", split, f"{statistics.median(walls):.2f}", tgt, ok))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return (f"bench perf leaderboard_page: synthetic leaderboards in headless {version}, median "
+            f"of {repeats} loads; page ms = navigation start to rendered (performance.now()), "
+            "pass/FAIL against the target\n" + "\n".join(lines + errors) + "\n")
+
+
+BENCHMARKS = {"leaderboard_page": run_leaderboard_page}
+"""Named benchmarks besides tokens/s, run only when selected: ``bench perf -m NAME``."""
 
 
