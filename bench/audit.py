@@ -395,25 +395,45 @@ def run_audit(
     t0 = time.perf_counter()
     p = privatizer or _privatizer(mechanism, epsilon, params or {}, sensitivity,
                                   sensitivity_params, vocab_size, embedding, seed, oov)
-    mech = p.mechanism
     rng = np.random.default_rng([seed, 7])
     chosen = choose_pairs(p, int(pairs), rng)
-    words = p.embedding.words
-    vin = p.embedding.input_vectors()
+    table = _Rows(p)
     half = int(draws) // 2
-    rows: list[AuditRow] = []
+    cands = _pair_events(p, chosen, checks, half, table)
+    if "joint" in checks:
+        cands += _joint_events(p, chosen, joint_calls, table)
+    mech = p.mechanism
+    if "oov" in checks and p.mapping.outputs_text or "oov" in checks and mech.kind == "selection":
+        cands += _oov_check(p, half, table.add)
+    n_tests = _test_events(cands, table, confidence)
+    return _audit_report(p, table.rows, 2 * half, confidence, n_tests, t0)
+
+
+class _Rows:
+    """The audit's rows and each row's δ, filled as the checks run (events name their row by
+    its index)."""
+
+    def __init__(self, p: Privatizer):
+        self.words = p.embedding.words
+        self.vin = p.embedding.input_vectors()
+        self.rows: list[AuditRow] = []
+        self.deltas: list[float] = []
+
+    def add(self, check, kind, a, b, claim, delta) -> int:
+        """A new row for the pair (a, b), PASS until an event says otherwise; its index."""
+        words, vin = self.words, self.vin
+        self.rows.append(AuditRow(check, kind, (words[a] if a < len(words) else "<unk>",
+                                                words[b] if b < len(words) else "<unk>"),
+                                  float(np.linalg.norm(vin[a] - vin[b])), claim, -math.inf,
+                                  "PASS", "no event observed"))
+        self.deltas.append(delta)
+        return len(self.rows) - 1
+
+
+def _pair_events(p: Privatizer, chosen, checks, half: int, table: _Rows) -> list[_Candidate]:
+    """The "words" and "vectors" checks of every chosen pair with a finite claim."""
+    mech = p.mechanism
     cands: list[_Candidate] = []
-    deltas: list[float] = []
-    notes: list[str] = []
-
-    def add_row(check, kind, a, b, claim, delta):
-        rows.append(AuditRow(check, kind, (words[a] if a < len(words) else "<unk>",
-                                           words[b] if b < len(words) else "<unk>"),
-                             float(np.linalg.norm(vin[a] - vin[b])), claim, -math.inf, "PASS",
-                             "no event observed"))
-        deltas.append(delta)
-        return len(rows) - 1
-
     for kind, a, b in chosen:
         claim, delta = pair_claim(p, a, b)
         if not math.isfinite(claim):
@@ -424,35 +444,57 @@ def run_audit(
             ya, _ = p.privatize_ids(np.full(2 * hw, a))
             yb, _ = p.privatize_ids(np.full(2 * hw, b))
             if ya is not None:
-                r = add_row("words", kind, a, b, claim, delta)
+                r = table.add("words", kind, a, b, claim, delta)
                 cands += _discrete_events(ya[:hw], yb[:hw], ya[hw:], yb[hw:], claim, r, "y")
         if "vectors" in checks and mech.kind == "additive":
-            za, zb = mech.perturb(np.full(2 * half, a)), mech.perturb(np.full(2 * half, b))
-            xa, xb = mech.prepare(mech.inputs[[a]])[0], mech.prepare(mech.inputs[[b]])[0]
-            v = (xb - xa) / max(np.linalg.norm(xb - xa), 1e-300)
-            r = add_row("vectors", kind, a, b, claim, delta)
-            for label, f in (("proj", lambda z: (z - xa) @ v),
-                             ("ddist", lambda z: np.linalg.norm(z - xb, axis=1)
-                              - np.linalg.norm(z - xa, axis=1))):
-                ta, tb = f(za), f(zb)
-                cands += _tail_events(ta[:half], tb[:half], ta[half:], tb[half:], r, label)
-    if "joint" in checks:
-        near = [(k, a, b) for k, a, b in chosen if k == "nearest"] or chosen[:1]
-        for kind, a, b in near[:1]:
-            claim, delta = pair_claim(p, a, b)  # composition: d(w, w) + d(w, w′) = d(w, w′)
-            if not math.isfinite(claim):
-                continue
-            r = add_row("joint", kind, a, b, claim, delta)
-            n_calls = 2 * (int(joint_calls) // 2)
-            v = mech.inputs[b] - mech.inputs[a]
-            ja, jb = _joint_outputs(p, a, a, n_calls, v), _joint_outputs(p, a, b, n_calls, v)
-            h = n_calls // 2
-            if ja.dtype.kind == "f":
-                cands += _tail_events(ja[:h], jb[:h], ja[h:], jb[h:], r, "diff")
-            else:
-                cands += _discrete_events(ja[:h], jb[:h], ja[h:], jb[h:], claim, r, "pair")
-    if "oov" in checks and p.mapping.outputs_text or "oov" in checks and mech.kind == "selection":
-        cands += _oov_check(p, half, add_row)
+            cands += _vector_events(p, kind, a, b, claim, delta, half, table)
+    return cands
+
+
+def _vector_events(p: Privatizer, kind, a: int, b: int, claim: float, delta: float, half: int,
+                   table: _Rows) -> list[_Candidate]:
+    """Tail events of the projection onto x′ − x and of the distance difference, on the
+    additive mechanism's output vectors (before the mapping)."""
+    mech = p.mechanism
+    za, zb = mech.perturb(np.full(2 * half, a)), mech.perturb(np.full(2 * half, b))
+    xa, xb = mech.prepare(mech.inputs[[a]])[0], mech.prepare(mech.inputs[[b]])[0]
+    v = (xb - xa) / max(np.linalg.norm(xb - xa), 1e-300)
+    r = table.add("vectors", kind, a, b, claim, delta)
+    cands: list[_Candidate] = []
+    for label, f in (("proj", lambda z: (z - xa) @ v),
+                     ("ddist", lambda z: np.linalg.norm(z - xb, axis=1)
+                      - np.linalg.norm(z - xa, axis=1))):
+        ta, tb = f(za), f(zb)
+        cands += _tail_events(ta[:half], tb[:half], ta[half:], tb[half:], r, label)
+    return cands
+
+
+def _joint_events(p: Privatizer, chosen, joint_calls: int, table: _Rows) -> list[_Candidate]:
+    """The independence check on the first nearest pair (or the first pair): two-token calls
+    [w, w] vs [w, w′]."""
+    mech = p.mechanism
+    cands: list[_Candidate] = []
+    near = [(k, a, b) for k, a, b in chosen if k == "nearest"] or chosen[:1]
+    for kind, a, b in near[:1]:
+        claim, delta = pair_claim(p, a, b)  # composition: d(w, w) + d(w, w′) = d(w, w′)
+        if not math.isfinite(claim):
+            continue
+        r = table.add("joint", kind, a, b, claim, delta)
+        n_calls = 2 * (int(joint_calls) // 2)
+        v = mech.inputs[b] - mech.inputs[a]
+        ja, jb = _joint_outputs(p, a, a, n_calls, v), _joint_outputs(p, a, b, n_calls, v)
+        h = n_calls // 2
+        if ja.dtype.kind == "f":
+            cands += _tail_events(ja[:h], jb[:h], ja[h:], jb[h:], r, "diff")
+        else:
+            cands += _discrete_events(ja[:h], jb[:h], ja[h:], jb[h:], claim, r, "pair")
+    return cands
+
+
+def _test_events(cands: list[_Candidate], table: _Rows, confidence: float) -> int:
+    """Test every event on its test half at level α/M (Bonferroni over all M events); each
+    row keeps its largest lower bound and its evidence, then gets its status. Returns M."""
+    rows, deltas = table.rows, table.deltas
     n_tests = max(len(cands), 1)
     alpha = (1.0 - confidence) / n_tests / 2.0  # each event: two one-sided intervals
     for c in cands:
@@ -473,6 +515,15 @@ def run_audit(
                             f"{int(den.sum())}/{len(den)}")
     for row in rows:
         row.status = "VIOLATION" if row.lower_bound > row.claimed else "PASS"
+    return n_tests
+
+
+def _audit_report(p: Privatizer, rows: list[AuditRow], draws: int, confidence: float,
+                  n_tests: int, t0: float) -> AuditReport:
+    """The report of the tested rows, with its scope and OOV notes (``t0``: when the audit
+    began)."""
+    mech = p.mechanism
+    notes: list[str] = []
     if hasattr(mech, "same_scope"):
         notes.append("scope: pairs are drawn within one output set; words of different sets "
                      "have disjoint outputs and the claim does not cover them")
@@ -481,7 +532,7 @@ def run_audit(
     g = p.guarantee()
     report = AuditReport(mechanism=mech.name, epsilon=mech.epsilon, params=dict(mech.params),
                          sensitivity=p.sensitivity.name, guarantee=g.describe(),
-                         vocab_size=p.embedding.size, draws=2 * half, confidence=confidence,
+                         vocab_size=p.embedding.size, draws=draws, confidence=confidence,
                          n_tests=n_tests, rows=rows, seconds=time.perf_counter() - t0,
                          notes=notes)
     logger.info("audit %s: %s in %.1fs", report.key, "PASS" if report.passed else "VIOLATION",

@@ -204,25 +204,7 @@ def load_text_embedding(
                     raise EmbeddingFormatError(
                         f"{path}:1: expected a '.vec' header '<count> <dim>', got {line[:60]!r}"
                     )
-            if line.strip() == "":
-                raise EmbeddingFormatError(f"{path}:{lineno}: empty line")
-            word, values = parts[0], parts[1:]
-            if dim is None:
-                dim = len(values)
-                if dim == 0:
-                    raise EmbeddingFormatError(f"{path}:{lineno}: no vector values after {word!r}")
-            if len(values) != dim:
-                raise EmbeddingFormatError(
-                    f"{path}:{lineno}: expected {dim} values for {word!r}, got {len(values)}"
-                )
-            try:
-                vec = np.array(values, dtype=np.float64)
-            except ValueError:
-                raise EmbeddingFormatError(
-                    f"{path}:{lineno}: non-numeric value in the vector of {word!r}"
-                ) from None
-            if not np.all(np.isfinite(vec)):
-                raise EmbeddingFormatError(f"{path}:{lineno}: NaN or inf in the vector of {word!r}")
+            word, vec, dim = _parse_vector_line(path, lineno, line, parts, dim)
             if word in seen:
                 raise EmbeddingFormatError(f"{path}:{lineno}: duplicate word {word!r}")
             seen.add(word)
@@ -235,6 +217,33 @@ def load_text_embedding(
     if vocab_size is not None and len(words) < vocab_size:
         raise ValueError(f"{path}: vocab_size {vocab_size} requested, file has {len(words)} words")
     return Embedding(str(path), words, np.vstack(rows))
+
+
+def _parse_vector_line(
+    path: Path, lineno: int, line: str, parts: list[str], dim: int | None
+) -> tuple[str, np.ndarray, int]:
+    """One ``word v1 ... vd`` line: the word, its vector and the dimension (taken from this
+    line when ``dim`` is None); :class:`EmbeddingFormatError` naming the line otherwise."""
+    if line.strip() == "":
+        raise EmbeddingFormatError(f"{path}:{lineno}: empty line")
+    word, values = parts[0], parts[1:]
+    if dim is None:
+        dim = len(values)
+        if dim == 0:
+            raise EmbeddingFormatError(f"{path}:{lineno}: no vector values after {word!r}")
+    if len(values) != dim:
+        raise EmbeddingFormatError(
+            f"{path}:{lineno}: expected {dim} values for {word!r}, got {len(values)}"
+        )
+    try:
+        vec = np.array(values, dtype=np.float64)
+    except ValueError:
+        raise EmbeddingFormatError(
+            f"{path}:{lineno}: non-numeric value in the vector of {word!r}"
+        ) from None
+    if not np.all(np.isfinite(vec)):
+        raise EmbeddingFormatError(f"{path}:{lineno}: NaN or inf in the vector of {word!r}")
+    return word, vec, dim
 
 
 def _parse_header(parts: list[str]) -> int | None:

@@ -201,6 +201,21 @@ def thesis_section(cells: list[dict]) -> list[str]:
     mvl = by_seed(cells, mechanism="mvl")
     eps = sorted({k[4] for k in mvl})
     base = next(iter(by_seed(cells, mechanism="none").values()))
+    lines = _thesis_utility_table(cells, eps, base)
+    lines.append(_claim_mvl_at_chance(mvl))
+    tg = by_seed(cells, mechanism="truncated_gumbel")
+    lines += _claim_truncated_gumbel(cells, tg)
+    lines += _claim_clipping(cells, mvl, eps)
+    lines.append(_claim_jl(cells, eps))
+    lines += _claim_tradeoffs(cells, {**mvl, **tg}, base)
+    lines.append("")
+    return lines
+
+
+def _thesis_utility_table(cells: list[dict], eps: list[float],
+                          base: dict[int, dict]) -> list[str]:
+    """The baseline's numbers and the mvl utility table (sensitivity × mapping rows, ε
+    columns)."""
     chance = t_interval(values(base, lambda m: m["utility"]["chance_threshold"]))
     lines = [f"Baseline (unprivatized) utility {fmt(t_interval(values(base, utility)))}, "
              f"chance threshold {chance[0]:.3f}; strongest adversary on the baseline "
@@ -219,21 +234,27 @@ def thesis_section(cells: list[dict]) -> list[str]:
                 row.append(mark + fmt(t_interval(values(seeds, utility))))
             lines.append(f"| {sens} | {mp} | " + " | ".join(row) + " |")
     lines.append("")
-    # claim 1: mvl at eps <= 1 is at chance
+    return lines
+
+
+def _claim_mvl_at_chance(mvl: dict[tuple, dict[int, dict]]) -> str:
+    """Claim 1: mvl at ε ≤ 1 is at chance."""
     low = [(k, s) for k, s in mvl.items() if k[4] <= 1]
     n_chance = sum(all(at_chance(m) for m in s.values()) for _, s in low)
     best = max(low, key=lambda ks: t_interval(values(ks[1], utility))[0]) if low else None
-    lines.append(f"- **mvl at ε ≤ 1**: {n_chance} of {len(low)} configurations (sensitivity × "
-                 "mapping × ε) are at chance in every seed" + (
-                     f"; the highest mean utility is {fmt(t_interval(values(best[1], utility)))} "
-                     f"({best[0][2]}, {best[0][3]}, ε = {fmt_eps(best[0][4])})" if best else "")
-                 + ".")
-    # claim 2: truncated Gumbel flat in eps, undefined below its threshold
-    lines.append("- **truncated_gumbel is undefined below** ε > (2(1 + ln|W|) + 3)/Δmin "
-                 "(Riecker 2023, Alg. 1; |W| = 50,000, Δmin exact over the transformed "
-                 "vocabulary): " + "; ".join(f"{n} {e:.1f} (Δmin {d:.4f})"
-                                             for n, d, e in tg_thresholds()) + ".")
-    tg = by_seed(cells, mechanism="truncated_gumbel")
+    return (f"- **mvl at ε ≤ 1**: {n_chance} of {len(low)} configurations (sensitivity × "
+            "mapping × ε) are at chance in every seed" + (
+                f"; the highest mean utility is {fmt(t_interval(values(best[1], utility)))} "
+                f"({best[0][2]}, {best[0][3]}, ε = {fmt_eps(best[0][4])})" if best else "")
+            + ".")
+
+
+def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]]) -> list[str]:
+    """Claim 2: truncated Gumbel is flat in ε and undefined below its threshold."""
+    lines = ["- **truncated_gumbel is undefined below** ε > (2(1 + ln|W|) + 3)/Δmin "
+             "(Riecker 2023, Alg. 1; |W| = 50,000, Δmin exact over the transformed "
+             "vocabulary): " + "; ".join(f"{n} {e:.1f} (Δmin {d:.4f})"
+                                         for n, d, e in tg_thresholds()) + "."]
     tg_eps = sorted({k[4] for k in tg})
     if len(tg_eps) >= 2:
         parts = []
@@ -249,7 +270,12 @@ def thesis_section(cells: list[dict]) -> list[str]:
                              f"(Δ {fmt_delta(paired(a, b, utility))})")
         lines.append(f"- **truncated_gumbel, utility at ε = {fmt_eps(tg_eps[0])} → "
                      f"{fmt_eps(tg_eps[-1])}**: " + "; ".join(parts) + ".")
-    # claim 3: clipping to the observed range helps utility and the adversary
+    return lines
+
+
+def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, dict]],
+                    eps: list[float]) -> list[str]:
+    """Claim 3: clipping to the observed range helps utility and the adversary."""
     same = differ = 0
     for k, a in mvl.items():
         if k[2] != "clip_observed_range":
@@ -269,11 +295,14 @@ def thesis_section(cells: list[dict]) -> list[str]:
             if a and b and 1 <= e <= 10:
                 parts.append(f"{mp} ε={fmt_eps(e)}: utility {fmt_delta(paired(a, b, utility))}"
                              f", adversary {fmt_delta(paired(a, b, adversary_f1))}")
-    lines.append(f"- **clip_observed_range vs none** (mvl): utility and every adversary's "
-                 f"result identical in {same} of {same + differ} paired cells.")
-    lines.append("- **observed_range − none** (mvl, paired over seeds, ε ∈ [1, 10]): "
-                 + "; ".join(parts) + ".")
-    # claim 4: JL distorts strongly
+    return [f"- **clip_observed_range vs none** (mvl): utility and every adversary's "
+            f"result identical in {same} of {same + differ} paired cells.",
+            "- **observed_range − none** (mvl, paired over seeds, ε ∈ [1, 10]): "
+            + "; ".join(parts) + "."]
+
+
+def _claim_jl(cells: list[dict], eps: list[float]) -> str:
+    """Claim 4: JL distorts strongly (mvl utility at the largest ε)."""
     parts = []
     for mp in MAPPINGS:
         e = max(eps)
@@ -284,9 +313,13 @@ def thesis_section(cells: list[dict]) -> list[str]:
         if a and b:
             parts.append(f"{mp}: jl {fmt(t_interval(values(a, utility)))} vs none "
                          f"{fmt(t_interval(values(b, utility)))}")
-    lines.append(f"- **jl at ε = {fmt_eps(max(eps))}** (mvl utility): " + "; ".join(parts) + ".")
-    # claim 5: favourable trade-offs are rare (the thesis leaves out rows at chance)
-    everything = {**mvl, **tg}
+    return f"- **jl at ε = {fmt_eps(max(eps))}** (mvl utility): " + "; ".join(parts) + "."
+
+
+def _claim_tradeoffs(cells: list[dict], everything: dict[tuple, dict[int, dict]],
+                     base: dict[int, dict]) -> list[str]:
+    """Claim 5: favourable trade-offs are rare (the thesis leaves out rows at chance), with
+    the strongest adversary and with the thesis' same-model adversary."""
     learn = {k: s for k, s in everything.items()
              if not any(at_chance(m) for m in s.values())}
     pos, sig = [], []
@@ -299,6 +332,24 @@ def thesis_section(cells: list[dict]) -> list[str]:
     sig.sort(key=lambda ks: -ks[1][0])
     # the thesis' layout: the model itself as the adversary (privacy read from `lstm`)
     model = cells[0]["spec"]["model"]["name"]
+    pos_model = _positive_same_model(learn, base, model)
+    base_model = t_interval(values(base, lambda m: adversary_f1(m, model)))
+    return [f"- **favourable trade-offs** (Δutility + Δprivacy > 0 vs the baseline, strongest "
+            f"adversary) among the {len(learn)} of {len(everything)} configurations whose "
+            f"utility model beats chance in every seed (the thesis leaves the others out): "
+            f"{len(pos)} positive on average over seeds, {len(sig)} with a 95% interval "
+            "above 0" + (": " + "; ".join(f"{k[0]} {k[2]} {k[3]} ε={fmt_eps(k[4])} "
+                                           f"{fmt(st)}" for k, st in sig[:10])
+                         + ("; …" if len(sig) > 10 else "") if sig else "") + ".",
+            f"- **the same, with the thesis' same-model adversary** ({model}, macro-F1 "
+            f"{fmt(base_model)} on the baseline against the chance threshold "
+            f"{chance_entities(base):.3f}): {pos_model} of {len(learn)} positive on average."]
+
+
+def _positive_same_model(learn: dict[tuple, dict[int, dict]], base: dict[int, dict],
+                         model: str) -> int:
+    """How many configurations have a positive mean trade-off (paired over seeds with the
+    baseline) when privacy is read from the adversary ``model``."""
     pos_model = 0
     for s in learn.values():
         diffs = []
@@ -311,19 +362,7 @@ def thesis_section(cells: list[dict]) -> list[str]:
             diffs.append(du + dp)
         st = t_interval(diffs)
         pos_model += bool(st[3] and st[0] > 0)
-    base_model = t_interval(values(base, lambda m: adversary_f1(m, model)))
-    lines.append(f"- **favourable trade-offs** (Δutility + Δprivacy > 0 vs the baseline, strongest "
-                 f"adversary) among the {len(learn)} of {len(everything)} configurations whose "
-                 f"utility model beats chance in every seed (the thesis leaves the others out): "
-                 f"{len(pos)} positive on average over seeds, {len(sig)} with a 95% interval "
-                 "above 0" + (": " + "; ".join(f"{k[0]} {k[2]} {k[3]} ε={fmt_eps(k[4])} "
-                                                f"{fmt(st)}" for k, st in sig[:10])
-                              + ("; …" if len(sig) > 10 else "") if sig else "") + ".")
-    lines.append(f"- **the same, with the thesis' same-model adversary** ({model}, macro-F1 "
-                 f"{fmt(base_model)} on the baseline against the chance threshold "
-                 f"{chance_entities(base):.3f}): {pos_model} of {len(learn)} positive on average.")
-    lines.append("")
-    return lines
+    return pos_model
 
 
 def model_cells(cells: list[dict], model: str) -> list[dict]:

@@ -33,10 +33,14 @@ import time
 import unittest.mock
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bench.embeddings import Embedding, load_embedding
+
+if TYPE_CHECKING:
+    from bench.privatize import Privatizer
 
 logger = logging.getLogger(__name__)
 
@@ -168,9 +172,7 @@ def run_peers(vocab_size: int = 50_000, n_tokens: int = 20_000, eps: tuple = (1,
     tmp = tempfile.TemporaryDirectory()
     glove_txt = Path(tmp.name) / "glove.txt"
     if "pypantera" in found:
-        with glove_txt.open("w") as f:
-            for w, v in zip(emb.words, emb.vectors):
-                f.write(w + " " + " ".join(f"{x:.6f}" for x in v) + "\n")
+        _write_glove_txt(emb, glove_txt)
     rows = [("ours", "peer", "eps", "ours tok/s", "peer tok/s", "ratio", "N_w ours [95%]",
              "N_w peer [95%]", "agree")]
     built: dict[tuple, Privatizer] = {}
@@ -184,42 +186,65 @@ def run_peers(vocab_size: int = 50_000, n_tokens: int = 20_000, eps: tuple = (1,
             if key not in built:
                 built[key] = Privatizer.build(mechanism=name, epsilon=float(e), mapping=mapping,
                                               seed=0, embedding=emb)
-            p = built[key]
-            ids = np.array([emb.word_to_id[t] for t in toks])
-            p.privatize_ids(ids[:50])  # warm-up
-            t0 = time.perf_counter()
-            out, _ = p.privatize_ids(ids)
-            ours_s = time.perf_counter() - t0
-            # N_w on the peer's tokens (N_w depends on the words), each repeated many times
-            pids = np.tile(ids[: len(ptoks)], max(1, len(ids) // max(len(ptoks), 1)))
-            pout_ours, _ = p.privatize_ids(pids)
-            k1, n1 = int((pout_ours == pids).sum()), len(pids)
-            try:
-                np.random.seed(0)
-                run = _peer_runner(pkg, found[pkg], cls, emb, float(e), glove_txt)
-                run(ptoks[:2])
-                t0 = time.perf_counter()
-                with contextlib.redirect_stdout(io.StringIO()):
-                    pout = run(ptoks)
-                peer_s = time.perf_counter() - t0
-                k2 = sum(a == b for a, b in zip(pout, ptoks))
-                n2 = len(ptoks)
-                peer_tps = n2 / peer_s
-                lo2, hi2 = _wilson(k2, n2)
-                peer_nw = f"{k2 / n2:.3f} [{lo2:.3f},{hi2:.3f}]"
-                agree = ("yes" if _agree(k1, n1, k2, n2) else "NO") + (
-                    "" if same else " (differs by design)")
-            except Exception as ex:  # noqa: BLE001 - report the peer's failure, go on
-                logger.warning("%s %s failed: %s", pkg, cls, ex)
-                peer_tps, peer_nw, agree = math.nan, f"failed: {type(ex).__name__}", ""
-            ours_tps = len(ids) / ours_s
-            lo1, hi1 = _wilson(k1, n1)
-            rows.append((name, f"{pkg}:{cls}", f"{e:g}", f"{ours_tps:,.0f}",
-                         f"{peer_tps:,.1f}", f"{ours_tps / peer_tps:,.0f}x"
-                         if peer_tps == peer_tps else "", f"{k1 / n1:.3f} "
-                         f"[{lo1:.3f},{hi1:.3f}]", peer_nw, agree))
+            rows.append(_compare_pair(built[key], emb, toks, ptoks, name, pkg, found[pkg], cls,
+                                      e, same, glove_txt))
     tmp.cleanup()
     if len(rows) > 1:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def _write_glove_txt(emb: Embedding, path: Path) -> None:
+    """Our vectors as a GloVe-format text file (how pypantera reads an embedding)."""
+    with path.open("w") as f:
+        for w, v in zip(emb.words, emb.vectors):
+            f.write(w + " " + " ".join(f"{x:.6f}" for x in v) + "\n")
+
+
+def _compare_pair(p: Privatizer, emb: Embedding, toks: list[str], ptoks: list[str], name: str,
+                  pkg: str, mod: object, cls: str, e: float, same: bool,
+                  glove_txt: Path) -> tuple[str, ...]:
+    """One table row: our privatizer ``p`` against the peer ``pkg:cls`` at ε = ``e`` (tokens/s
+    on what each ran, N_w with its Wilson interval, agreement)."""
+    ids = np.array([emb.word_to_id[t] for t in toks])
+    p.privatize_ids(ids[:50])  # warm-up
+    t0 = time.perf_counter()
+    out, _ = p.privatize_ids(ids)
+    ours_s = time.perf_counter() - t0
+    # N_w on the peer's tokens (N_w depends on the words), each repeated many times
+    pids = np.tile(ids[: len(ptoks)], max(1, len(ids) // max(len(ptoks), 1)))
+    pout_ours, _ = p.privatize_ids(pids)
+    k1, n1 = int((pout_ours == pids).sum()), len(pids)
+    peer_tps, peer_nw, agree = _run_peer(pkg, mod, cls, emb, e, glove_txt, ptoks, k1, n1, same)
+    ours_tps = len(ids) / ours_s
+    lo1, hi1 = _wilson(k1, n1)
+    return (name, f"{pkg}:{cls}", f"{e:g}", f"{ours_tps:,.0f}",
+            f"{peer_tps:,.1f}", f"{ours_tps / peer_tps:,.0f}x"
+            if peer_tps == peer_tps else "", f"{k1 / n1:.3f} "
+            f"[{lo1:.3f},{hi1:.3f}]", peer_nw, agree)
+
+
+def _run_peer(pkg: str, mod: object, cls: str, emb: Embedding, e: float, glove_txt: Path,
+              ptoks: list[str], k1: int, n1: int, same: bool) -> tuple[float, str, str]:
+    """The peer's tokens/s, its N_w (with interval) as text and whether it agrees with ours
+    (``k1`` of ``n1`` unchanged); a peer that fails is reported, not raised."""
+    try:
+        np.random.seed(0)
+        run = _peer_runner(pkg, mod, cls, emb, float(e), glove_txt)
+        run(ptoks[:2])
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            pout = run(ptoks)
+        peer_s = time.perf_counter() - t0
+        k2 = sum(a == b for a, b in zip(pout, ptoks))
+        n2 = len(ptoks)
+        peer_tps = n2 / peer_s
+        lo2, hi2 = _wilson(k2, n2)
+        peer_nw = f"{k2 / n2:.3f} [{lo2:.3f},{hi2:.3f}]"
+        agree = ("yes" if _agree(k1, n1, k2, n2) else "NO") + (
+            "" if same else " (differs by design)")
+    except Exception as ex:  # noqa: BLE001 - report the peer's failure, go on
+        logger.warning("%s %s failed: %s", pkg, cls, ex)
+        peer_tps, peer_nw, agree = math.nan, f"failed: {type(ex).__name__}", ""
+    return peer_tps, peer_nw, agree

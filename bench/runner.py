@@ -345,9 +345,6 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
 
 def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) -> dict:
     """Run one cell and return its metrics (the caller writes them)."""
-    from bench.metrics.classification import chance_level, classification_scores, is_chance_level
-    from bench.models import make_model
-
     t_start = time.perf_counter()
     ds = _dataset(cell)
     docs = _dataset_tokens(cell, ds)
@@ -365,6 +362,39 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     Xtr, Xdev, Xte = (_subset(corpus, split[s]) for s in ("train", "dev", "test"))
     task = ds.utility_task
     params = cell.model_kwargs()
+    metrics["utility"] = _utility(cell, task, split, (Xtr, Xdev, Xte), params)
+    t0 = time.perf_counter()
+    metrics["privacy"] = attack_privacy(cell, ds, (Xtr, Xdev, Xte))
+    adv_s = time.perf_counter() - t0
+    s = cell.settings
+    t0 = time.perf_counter()
+    if s.get("mia"):
+        metrics["mia"] = _membership(cell, split, task.labels, docs, corpus, params)
+    mia_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:
+        # the baseline's text is the original: its rewrite scores are the identity, not measured
+        metrics["rewrite"] = _rewrite(s, split["test"], docs, corpus)
+    rewrite_s = time.perf_counter() - t0
+    n_tok = pstats.get("n_tokens") or 0
+    priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
+    metrics["runtime"] = {"load_seconds": load_s, "privatize_seconds": priv_s,
+                          "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
+                          "utility_fit_seconds": metrics["utility"]["fit_seconds"],
+                          "adversary_seconds": adv_s, "mia_seconds": mia_s,
+                          "rewrite_seconds": rewrite_s,
+                          "total_seconds": time.perf_counter() - t_start}
+    return metrics
+
+
+def _utility(cell: Cell, task, split: dict, X: tuple[list, list, list],
+             params: dict[str, Any]) -> dict[str, Any]:
+    """Fit the cell's utility model on the privatized train split (dev for early stopping)
+    and score it on the test split against the chance level."""
+    from bench.metrics.classification import chance_level, classification_scores, is_chance_level
+    from bench.models import make_model
+
+    Xtr, Xdev, Xte = X
     n_cls = _n_classes(task)
     mparams = dict(params, seed=cell.seed)
     if n_cls is not None:
@@ -379,51 +409,44 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     chance = chance_level(y_te, task.labels[split["train"]], n_classes=n_cls, seed=cell.seed)
     util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
-    metrics["utility"] = {"task": task.name, **util, "fit_seconds": fit_s}
-    t0 = time.perf_counter()
-    metrics["privacy"] = attack_privacy(cell, ds, (Xtr, Xdev, Xte))
-    adv_s = time.perf_counter() - t0
+    return {"task": task.name, **util, "fit_seconds": fit_s}
+
+
+def _membership(cell: Cell, split: dict, ylab: np.ndarray, docs: list[list[str]], corpus: list,
+                params: dict[str, Any]) -> dict[str, Any]:
+    """Membership inference on the dataset's MIA splits (grid settings ``mia_query``,
+    ``mia_target``)."""
+    from bench.attacks.membership import membership_inference
+
     s = cell.settings
-    t0 = time.perf_counter()
-    if s.get("mia"):
-        from bench.attacks.membership import membership_inference
+    parts = ("mia_members", "mia_nonmembers", "mia_shadow")
+    # the attacker queries with the records' original text (mia_query: original) unless the
+    # cell outputs vectors, which the models cannot be queried with as text
+    query_with = s.get("mia_query", "original")
+    if cell.output != "text":
+        query_with = "privatized"
+    query = None
+    if query_with == "original" and not cell.is_baseline:
+        query = {k: _subset(docs, split[p]) for k, p in
+                 zip(("members", "nonmembers", "shadow"), parts)}
+    mia = membership_inference(
+        cell.model, *(x for p in parts for x in (_subset(corpus, split[p]), ylab[split[p]])),
+        model_params=params,
+        target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
+        seed=cell.seed, query=query)
+    return mia.metrics | {"query": query_with}
 
-        ylab = task.labels
-        parts = ("mia_members", "mia_nonmembers", "mia_shadow")
-        # the attacker queries with the records' original text (mia_query: original) unless the
-        # cell outputs vectors, which the models cannot be queried with as text
-        query_with = s.get("mia_query", "original")
-        if cell.output != "text":
-            query_with = "privatized"
-        query = None
-        if query_with == "original" and not cell.is_baseline:
-            query = {k: _subset(docs, split[p]) for k, p in
-                     zip(("members", "nonmembers", "shadow"), parts)}
-        mia = membership_inference(
-            cell.model, *(x for p in parts for x in (_subset(corpus, split[p]), ylab[split[p]])),
-            model_params=params,
-            target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
-            seed=cell.seed, query=query)
-        metrics["mia"] = mia.metrics | {"query": query_with}
-    mia_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:
-        # the baseline's text is the original: its rewrite scores are the identity, not measured
-        from bench.metrics.rewrite import rewrite_scores
 
-        limit = s.get("rewrite_max_docs")
-        test_idx = split["test"][: int(limit)] if limit else split["test"]
-        metrics["rewrite"] = rewrite_scores(_subset(docs, test_idx), _subset(corpus, test_idx))
-        metrics["rewrite"]["n_docs"] = len(test_idx)
-    rewrite_s = time.perf_counter() - t0
-    n_tok = pstats.get("n_tokens") or 0
-    priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
-    metrics["runtime"] = {"load_seconds": load_s, "privatize_seconds": priv_s,
-                          "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
-                          "utility_fit_seconds": fit_s, "adversary_seconds": adv_s,
-                          "mia_seconds": mia_s, "rewrite_seconds": rewrite_s,
-                          "total_seconds": time.perf_counter() - t_start}
-    return metrics
+def _rewrite(s: dict, test: np.ndarray, docs: list[list[str]], corpus: list) -> dict[str, Any]:
+    """Rewrite scores of the privatized test documents against the originals (the first
+    ``rewrite_max_docs`` of them where the grid sets it)."""
+    from bench.metrics.rewrite import rewrite_scores
+
+    limit = s.get("rewrite_max_docs")
+    test_idx = test[: int(limit)] if limit else test
+    scores = rewrite_scores(_subset(docs, test_idx), _subset(corpus, test_idx))
+    scores["n_docs"] = len(test_idx)
+    return scores
 
 
 def mark_mia_validity(metrics: dict, baseline: dict | None) -> dict:
@@ -707,50 +730,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     tracker = None
     log_s = 0.0
     if mlflow:
-        from bench.tracking import Tracker, default_uri
-
-        t = time.perf_counter()
-        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
-        # one runner at a time opens the store: two creating the same SQLite file at once run
-        # its schema migration twice, and the second fails ("duplicate column name")
-        store_lock = CellLock(results / "locks" / "mlflow-store.lock")
-        for _ in range(1200):  # 60 s; then go ahead unlocked
-            if store_lock.acquire():
-                break
-            time.sleep(0.05)
-        try:
-            tracker = Tracker(uri, grid.name, results,
-                              params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
-                                      "n_skipped": len(grid.skipped), "overwrite": overwrite})
-        except Exception as e:  # e.g. a store a killed run left half-created: run without it
-            logger.warning("MLflow store %s cannot be used (%s: %s); the run goes on without "
-                           "it: the files under %s/cells are the results (`bench verify "
-                           "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
-                           type(e).__name__, str(e).splitlines()[0] if str(e) else "",
-                           results, results)
-        finally:
-            store_lock.release()
-        log_s += time.perf_counter() - t
-    outcomes: list[CellResult] = []
-    stop = False
-
-    def collect(batch: list[CellResult]) -> None:
-        nonlocal log_s, stop, tracker
-        for r in batch:
-            outcomes.append(r)
-            if tracker is not None and r.status in ("done", "cached"):
-                t = time.perf_counter()
-                try:
-                    mirror(tracker, results, r)
-                except Exception as e:  # MLflow is a mirror: losing it never loses a cell
-                    _lost_mlflow(e, results, tracker)
-                    tracker = None
-                log_s += time.perf_counter() - t
-            if progress:
-                progress(r)
-            if fail_fast and r.status == "failed":
-                stop = True
-
+        tracker, log_s = _open_tracker(results, grid, grid_path, tracking_uri, overwrite)
+    collector = _Collector(tracker, results, progress, fail_fast, log_s)
     # baselines first (their metrics feed the deltas), then the privatized groups
     n_base = sum(1 for g in groups if g[0][0].is_baseline)
     warnings_: list[str] = []
@@ -760,43 +741,119 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
                 warnings_ = baseline_warnings(results, groups[:n_base])
                 for w in warnings_:
                     logger.warning("%s", w)
-            if not phase or stop:
+            if not phase or collector.stop:
                 continue
-            if executor == "dask":
-                for batch in _run_dask(phase, str(results), overwrite, fail_fast, scheduler,
-                                       max(jobs, 1)):
-                    collect(batch)
-                    if stop:
-                        break
-            elif jobs > 1:
-                from joblib import Parallel, delayed
-
-                for batch in Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                        delayed(run_group)(g, str(results), overwrite, fail_fast)
-                        for g in phase):
-                    collect(batch)
-            else:
-                for g in phase:
-                    collect(run_group(g, str(results), overwrite, fail_fast))
-                    if stop:
-                        break
+            _run_phase(phase, collector, results, executor=executor, jobs=jobs,
+                       scheduler=scheduler, overwrite=overwrite, fail_fast=fail_fast)
     finally:
+        collector.finish(t0)
+    skipped = [(c.name, reason) for c, reason in grid.skipped]
+    stages = _stage_times(results, collector.outcomes)
+    if mlflow:
+        stages["mlflow"] = collector.log_s
+    return RunSummary(grid.name, collector.outcomes, skipped, time.perf_counter() - t0, stages,
+                      warnings_)
+
+
+def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,
+                  overwrite: str) -> tuple[Any, float]:
+    """This run's MLflow tracker (None when the store cannot be used: the run goes on without
+    it) and the seconds opening it took."""
+    from bench.tracking import Tracker, default_uri
+
+    tracker = None
+    t = time.perf_counter()
+    uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
+    # one runner at a time opens the store: two creating the same SQLite file at once run
+    # its schema migration twice, and the second fails ("duplicate column name")
+    store_lock = CellLock(results / "locks" / "mlflow-store.lock")
+    for _ in range(1200):  # 60 s; then go ahead unlocked
+        if store_lock.acquire():
+            break
+        time.sleep(0.05)
+    try:
+        tracker = Tracker(uri, grid.name, results,
+                          params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
+                                  "n_skipped": len(grid.skipped), "overwrite": overwrite})
+    except Exception as e:  # e.g. a store a killed run left half-created: run without it
+        logger.warning("MLflow store %s cannot be used (%s: %s); the run goes on without "
+                       "it: the files under %s/cells are the results (`bench verify "
+                       "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
+                       type(e).__name__, str(e).splitlines()[0] if str(e) else "",
+                       results, results)
+    finally:
+        store_lock.release()
+    return tracker, time.perf_counter() - t
+
+
+class _Collector:
+    """Takes the cells' outcomes batch by batch: mirrors each to MLflow (and drops the tracker
+    once MLflow fails), reports progress, and sets ``stop`` at a failure under ``fail_fast``."""
+
+    def __init__(self, tracker: Any, results: Path,
+                 progress: Callable[[CellResult], None] | None, fail_fast: bool,
+                 log_s: float) -> None:
+        self.tracker = tracker
+        self.results = results
+        self.progress = progress
+        self.fail_fast = fail_fast
+        self.log_s = log_s  # seconds spent on MLflow
+        self.outcomes: list[CellResult] = []
+        self.stop = False
+
+    def collect(self, batch: list[CellResult]) -> None:
+        for r in batch:
+            self.outcomes.append(r)
+            if self.tracker is not None and r.status in ("done", "cached"):
+                t = time.perf_counter()
+                try:
+                    mirror(self.tracker, self.results, r)
+                except Exception as e:  # MLflow is a mirror: losing it never loses a cell
+                    _lost_mlflow(e, self.results, self.tracker)
+                    self.tracker = None
+                self.log_s += time.perf_counter() - t
+            if self.progress:
+                self.progress(r)
+            if self.fail_fast and r.status == "failed":
+                self.stop = True
+
+    def finish(self, t0: float) -> None:
+        """Close the MLflow parent run with the counts by status (``t0``: when the run
+        began)."""
         counts: dict[str, int] = {}
-        for r in outcomes:
+        for r in self.outcomes:
             counts[r.status] = counts.get(r.status, 0) + 1
-        if tracker is not None:
+        if self.tracker is not None:
             t = time.perf_counter()
             try:
-                tracker.finish(counts, time.perf_counter() - t0)
+                self.tracker.finish(counts, time.perf_counter() - t0)
             except Exception as e:
-                _lost_mlflow(e, results, tracker)
-            log_s += time.perf_counter() - t
-    skipped = [(c.name, reason) for c, reason in grid.skipped]
-    stages = _stage_times(results, outcomes)
-    if mlflow:
-        stages["mlflow"] = log_s
-    return RunSummary(grid.name, outcomes, skipped, time.perf_counter() - t0, stages,
-                      warnings_)
+                _lost_mlflow(e, self.results, self.tracker)
+            self.log_s += time.perf_counter() - t
+
+
+def _run_phase(phase: list, collector: _Collector, results: Path, *, executor: str, jobs: int,
+               scheduler: str | None, overwrite: str, fail_fast: bool) -> None:
+    """Run one phase's groups on the executor, handing each batch of outcomes to
+    ``collector`` (Dask and in-process runs stop early once it says stop)."""
+    if executor == "dask":
+        for batch in _run_dask(phase, str(results), overwrite, fail_fast, scheduler,
+                               max(jobs, 1)):
+            collector.collect(batch)
+            if collector.stop:
+                break
+    elif jobs > 1:
+        from joblib import Parallel, delayed
+
+        for batch in Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(run_group)(g, str(results), overwrite, fail_fast)
+                for g in phase):
+            collector.collect(batch)
+    else:
+        for g in phase:
+            collector.collect(run_group(g, str(results), overwrite, fail_fast))
+            if collector.stop:
+                break
 
 
 def mirror(tracker: Any, results: Path, r: CellResult) -> None:

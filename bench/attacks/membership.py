@@ -68,7 +68,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -414,12 +414,33 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
     Returns:
         An :class:`MIAResult`.
     """
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.metrics import roc_auc_score
-    from sklearn.neural_network import MLPClassifier
+    y_members, y_nonmembers, y_shadow, query = _check_mia_inputs(
+        X_members, y_members, X_nonmembers, y_nonmembers, X_shadow, y_shadow, query,
+        features=features, n_shadow=n_shadow)
+    build, overrides = _model_builder(model, model_params, target_params, X_members,
+                                      (y_members, y_nonmembers, y_shadow))
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    # 2-3: shadow models on random halves of the shadow pool -> attack training data
+    shadow = _train_shadow_attack(build, X_shadow, y_shadow, query["shadow"], rng, seed=seed,
+                                  n_shadow=n_shadow, features=features,
+                                  attack_epochs=attack_epochs)
+    # 1 + 4: the target, queried with members and non-members
+    target, p_mem, p_non = _query_target(target, build, X_members, y_members, query,
+                                         shadow.width, seed)
+    return _attack_target(shadow, target, p_mem, y_members, p_non, y_nonmembers, t0=t0,
+                          overrides=overrides, features=features, n_shadow=n_shadow,
+                          attack_epochs=attack_epochs, n_boot=n_boot, seed=seed)
 
-    from bench.models.base import input_kind
 
+def _check_mia_inputs(X_members: Sequence[Any], y_members: np.ndarray,
+                      X_nonmembers: Sequence[Any], y_nonmembers: np.ndarray,
+                      X_shadow: Sequence[Any], y_shadow: np.ndarray,
+                      query: Mapping[str, Sequence[Any]] | None, *, features: str,
+                      n_shadow: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Sequence[Any]]]:
+    """Validate :func:`membership_inference`'s arguments; the labels as arrays and the full
+    ``query`` (the training documents where it names none)."""
     if features not in FEATURES:
         raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
     if n_shadow < 1:
@@ -437,17 +458,46 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
         q = query.setdefault(name, X)
         if len(q) != len(X):
             raise ValueError(f"query[{name!r}]: {len(q)} documents for {len(X)} {name}")
+    return y_members, y_nonmembers, y_shadow, query
+
+
+def _model_builder(model: str | Model | Callable[[], Model],
+                   model_params: dict[str, Any] | None,
+                   target_params: Mapping[str, Any] | str | None, X_members: Sequence[Any],
+                   ys: tuple[np.ndarray, np.ndarray, np.ndarray]
+                   ) -> tuple[Callable[[int], Model], dict[str, Any]]:
+    """The seeded factory of the target and shadow models (``target_params`` applied, every
+    class of the labels ``ys`` given a column) and the resolved overrides."""
+    from bench.models.base import input_kind
+
     overrides = resolve_target_params(model, target_params, input_kind(X_members))
     if overrides and not isinstance(model, str):
         raise ValueError("target_params needs the model as a registry name")
     n_classes = None
-    if y_members.ndim == 1:
-        n_classes = int(max(y.max() for y in (y_members, y_nonmembers, y_shadow))) + 1
-    build = _factory(model, {**(model_params or {}), **overrides}, n_classes)
-    rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
+    if ys[0].ndim == 1:
+        n_classes = int(max(y.max() for y in ys)) + 1
+    return _factory(model, {**(model_params or {}), **overrides}, n_classes), overrides
 
-    # 2-3: shadow models on random halves of the shadow pool -> attack training data
+
+class _ShadowAttack(NamedTuple):
+    """The trained attack model and what the report needs about its training data."""
+
+    attack: Any  # sklearn MLPClassifier
+    auc: float  # the attack's AUC on its own (shadow) training data
+    n_examples: int
+    width: int  # the shadow models' output width
+
+
+def _train_shadow_attack(build: Callable[[int], Model], X_shadow: Sequence[Any],
+                         y_shadow: np.ndarray, query_shadow: Sequence[Any],
+                         rng: np.random.Generator, *, seed: int, n_shadow: int, features: str,
+                         attack_epochs: int) -> _ShadowAttack:
+    """Steps 2-3: shadow models on random halves of the shadow pool, queried with
+    ``query_shadow``; the attack MLP (TEM's: 2 x 64 ReLU, Adam, batch 64) learns in vs out."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import roc_auc_score
+    from sklearn.neural_network import MLPClassifier
+
     feats, labels = [], []
     for s in range(n_shadow):
         perm = rng.permutation(len(X_shadow))
@@ -455,7 +505,7 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
         s_in, s_out = perm[:half], perm[half:]
         shadow = build(seed + 1 + s).fit(_subset(X_shadow, s_in), y_shadow[s_in])
         for idx, member in ((s_in, 1), (s_out, 0)):
-            proba = shadow.predict_proba(_subset(query["shadow"], idx))
+            proba = shadow.predict_proba(_subset(query_shadow, idx))
             width = proba.shape[1]
             feats.append(attack_features(proba, y_shadow[idx], features))
             labels.append(np.full(len(idx), member))
@@ -466,8 +516,15 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
         warnings.simplefilter("ignore", ConvergenceWarning)
         attack.fit(F_shadow, m_shadow)
     shadow_auc = float(roc_auc_score(m_shadow, attack.predict_proba(F_shadow)[:, 1]))
+    return _ShadowAttack(attack, shadow_auc, len(m_shadow), width)
 
-    # 1 + 4: the target, queried with members and non-members
+
+def _query_target(target: Model | None, build: Callable[[int], Model],
+                  X_members: Sequence[Any], y_members: np.ndarray,
+                  query: Mapping[str, Sequence[Any]], width: int, seed: int
+                  ) -> tuple[Model, np.ndarray, np.ndarray]:
+    """Step 1: the target trained on the members (unless given); its output vectors on the
+    members' and the non-members' query documents."""
     if target is None:
         target = build(seed).fit(X_members, y_members)
     p_mem = target.predict_proba(query["members"])
@@ -475,10 +532,19 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
     if p_mem.shape[1] != width:
         raise ValueError("target and shadow models have different output widths; pass "
                          "n_classes to the models so every class has a column")
+    return target, p_mem, p_non
+
+
+def _attack_target(shadow: _ShadowAttack, target: Model, p_mem: np.ndarray,
+                   y_members: np.ndarray, p_non: np.ndarray, y_nonmembers: np.ndarray, *,
+                   t0: float, overrides: dict[str, Any], features: str, n_shadow: int,
+                   attack_epochs: int, n_boot: int, seed: int) -> MIAResult:
+    """Step 4: the shadow and the loss-threshold attacks score the target's outputs; the
+    stronger is the headline (``t0``: when the attack began, for ``seconds``)."""
     F_target = np.vstack([attack_features(p_mem, y_members, features),
                           attack_features(p_non, y_nonmembers, features)])
     is_member = np.concatenate([np.ones(len(p_mem), int), np.zeros(len(p_non), int)])
-    scores = attack.predict_proba(F_target)[:, 1]
+    scores = shadow.attack.predict_proba(F_target)[:, 1]
     auc, ci = auc_with_ci(scores, is_member, n_boot=n_boot, seed=seed)
     shadow_entry = {"auc": auc, "auc_ci": list(ci), "threshold": 0.5,
                     **_threshold_metrics((scores >= 0.5).astype(int), is_member)}
@@ -497,11 +563,11 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
         "mia_member_accuracy": shadow_entry["member_accuracy"],
         "mia_nonmember_accuracy": shadow_entry["nonmember_accuracy"],
         "mia_advantage": shadow_entry["advantage"],
-        "shadow_auc": shadow_auc,
+        "shadow_auc": shadow.auc,
         "target_params": overrides,
         "n_members": len(p_mem),
         "n_nonmembers": len(p_non),
-        "n_shadow_examples": len(m_shadow),
+        "n_shadow_examples": shadow.n_examples,
         "features": features,
         "n_shadow": n_shadow,
         "attack_epochs": attack_epochs,
@@ -513,7 +579,7 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
         metrics["target_nonmember_accuracy"] = _acc(y_nonmembers, decide(p_non))
     logger.info("membership inference: strongest %s AUC %.4f [%.4f, %.4f] (shadow %.4f, loss "
                 "threshold %.4f; shadow-data AUC %.4f)", best, metrics["mia_auc"],
-                *metrics["mia_auc_ci"], shadow_entry["auc"], loss_entry["auc"], shadow_auc)
+                *metrics["mia_auc_ci"], shadow_entry["auc"], loss_entry["auc"], shadow.auc)
     return MIAResult(metrics, scores, is_member, target,
                      {"shadow": scores, "loss_threshold": loss_scores})
 

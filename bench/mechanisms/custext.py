@@ -64,46 +64,11 @@ class CusText(SelectionMechanism):
         self.params = {"K": self.K}
 
     def _fit(self) -> None:
+        """Partition W into output sets (f_map), then the exact per-input distributions."""
         x = self.space
         n = x.shape[0]
         k = min(self.K, n)
-        group = np.full(n, -1, dtype=np.int64)
-        members: list[np.ndarray] = []
-        free = np.ones(n, dtype=bool)
-        n_free = n
-        # fit time only: |W|/K iterations. Scores x_seed·v − ½‖v‖² (larger is nearer) come in
-        # float32 blocks for the next 64 candidate seeds (one matrix product), over a pool of
-        # the still-free words compacted every 64 sets; the best k+8 are re-ranked exactly.
-        aug = np.hstack([x, -0.5 * np.einsum("ij,ij->i", x, x)[:, None]]).astype(np.float32)
-        pool = np.arange(n)
-        pool_aug = aug
-        block: dict[int, np.ndarray] = {}
-        seed, it = 0, 0
-        while seed < n:
-            if seed not in block:
-                if it:
-                    pool = np.flatnonzero(free)
-                    pool_aug = aug[pool]
-                nxt = pool[pool >= seed][:64]
-                q = np.hstack([x[nxt], np.ones((len(nxt), 1))]).astype(np.float32)
-                scores = pool_aug @ q.T  # (|pool|, len(nxt))
-                block = {int(w): scores[:, j] for j, w in enumerate(nxt)}
-            it += 1
-            s = block.pop(seed).copy()
-            s[~free[pool]] = -np.inf
-            m = min(k, n_free)
-            mm = min(m + 8, len(pool))
-            top = pool[np.argpartition(-s, mm - 1)[:mm]] if mm < len(pool) else pool
-            top = top[free[top]]
-            exact = np.linalg.norm(x[top] - x[seed], axis=1)
-            exact[top == seed] = -1.0  # the seed itself first, even against duplicate vectors
-            pick = top[np.argsort(exact, kind="stable")[:m]]
-            group[pick] = len(members)
-            members.append(pick)
-            free[pick] = False
-            n_free -= len(pick)
-            nxt_free = np.flatnonzero(free[seed:])
-            seed = seed + int(nxt_free[0]) if len(nxt_free) else n
+        group, members = _partition(x, k)
         self.group = group
         self.members = members
         index = NeighborIndex(x)
@@ -113,6 +78,17 @@ class CusText(SelectionMechanism):
         if n_in > n:
             in_group[n:] = group[index.search(self.inputs[n:], k=1)[0][:, 0]]
         self.input_group = in_group
+        self.candidates, self.probs, self.cdf = self._distributions(members, in_group, k)
+        if n % k:
+            logger.info("custext: |W|=%d is not a multiple of K=%d; the last output set has %d "
+                        "words", n, k, n % k)
+
+    def _distributions(self, members: list[np.ndarray], in_group: np.ndarray, k: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each input's candidates (its output set, padded with −1), P(y|x) ∝ exp(ε·s/2) with
+        s = −n(x, y) and the CDFs sampled from."""
+        x = self.space
+        n_in = self.inputs.shape[0]
         sizes = np.array([len(g) for g in members])
         table = np.full((len(members), k), -1, dtype=np.int64)
         table[np.repeat(np.arange(len(members)), sizes),
@@ -132,12 +108,7 @@ class CusText(SelectionMechanism):
         cdf = np.cumsum(probs, axis=1)
         cdf[np.arange(n_in), sizes[in_group] - 1] = 1.0  # exact 1 at the last real member
         cdf[~valid] = 1.0
-        self.candidates = cand
-        self.probs = probs
-        self.cdf = cdf
-        if n % k:
-            logger.info("custext: |W|=%d is not a multiple of K=%d; the last output set has %d "
-                        "words", n, k, n % k)
+        return cand, probs, cdf
 
     def same_scope(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Whether input ids ``a`` and ``b`` share an output set (the pairs ε-DP covers)."""
@@ -169,3 +140,47 @@ class CusText(SelectionMechanism):
             reason += "; sensitivity statistics fitted on private training data"
         return Guarantee("pure", self.epsilon, metric="within one CusText output set",
                          proven=proven, reason=reason)
+
+
+def _partition(x: np.ndarray, k: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """f_map (Chen et al. 2023, Sec. 3.2): each row's output set and the sets, built in row
+    order from the first unassigned word and its k − 1 nearest unassigned words."""
+    n = x.shape[0]
+    group = np.full(n, -1, dtype=np.int64)
+    members: list[np.ndarray] = []
+    free = np.ones(n, dtype=bool)
+    n_free = n
+    # fit time only: |W|/K iterations. Scores x_seed·v − ½‖v‖² (larger is nearer) come in
+    # float32 blocks for the next 64 candidate seeds (one matrix product), over a pool of
+    # the still-free words compacted every 64 sets; the best k+8 are re-ranked exactly.
+    aug = np.hstack([x, -0.5 * np.einsum("ij,ij->i", x, x)[:, None]]).astype(np.float32)
+    pool = np.arange(n)
+    pool_aug = aug
+    block: dict[int, np.ndarray] = {}
+    seed, it = 0, 0
+    while seed < n:
+        if seed not in block:
+            if it:
+                pool = np.flatnonzero(free)
+                pool_aug = aug[pool]
+            nxt = pool[pool >= seed][:64]
+            q = np.hstack([x[nxt], np.ones((len(nxt), 1))]).astype(np.float32)
+            scores = pool_aug @ q.T  # (|pool|, len(nxt))
+            block = {int(w): scores[:, j] for j, w in enumerate(nxt)}
+        it += 1
+        s = block.pop(seed).copy()
+        s[~free[pool]] = -np.inf
+        m = min(k, n_free)
+        mm = min(m + 8, len(pool))
+        top = pool[np.argpartition(-s, mm - 1)[:mm]] if mm < len(pool) else pool
+        top = top[free[top]]
+        exact = np.linalg.norm(x[top] - x[seed], axis=1)
+        exact[top == seed] = -1.0  # the seed itself first, even against duplicate vectors
+        pick = top[np.argsort(exact, kind="stable")[:m]]
+        group[pick] = len(members)
+        members.append(pick)
+        free[pick] = False
+        n_free -= len(pick)
+        nxt_free = np.flatnonzero(free[seed:])
+        seed = seed + int(nxt_free[0]) if len(nxt_free) else n
+    return group, members

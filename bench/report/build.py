@@ -155,45 +155,58 @@ def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None
                f"map={c.mapping} | eps={fmt_eps(c.epsilon).replace('∞', 'inf')}")
         if c.suite_version and len({x.config.suite_version for x in groups}) > 1:
             key += f" | suite={c.suite_version}"
-        entry: dict[str, float | int | str | None] = {"n_seeds": len(g.records)}
-        if audits is not None and not c.is_baseline:
-            rec = audits.match(g)
-            entry["audit"] = rec.status if rec else NOT_AUDITED
-            entry["audit_max_excess"] = _num(rec.max_excess) if rec else None
-        u = g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
-        entry["utility_macro_f1"] = _num(u.mean if u else None)
-        _ci(entry, "utility", u)
-        if not c.is_baseline:
-            entry["delta_utility_significant"] = _sig(g, "delta_utility", None, base_index)
-        tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
-        for t in tasks:
-            gp = group_privacy(g, t)
-            p = gp.stat if gp.status != "invalid" else None
-            entry[f"privacy_{t}"] = _num(p.mean if p else None)
-            _ci(entry, f"privacy_{t}", p)
-            entry[f"privacy_valid_{t}"] = gp.valid
-            entry[f"adversary_{t}"] = gp.adversary
-            to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
-            if to is not None and gp.status != "invalid":
-                entry[f"tradeoff_{t}"] = _num(to.mean)
-                _ci(entry, f"tradeoff_{t}", to)
-            if not c.is_baseline:
-                valid = gp.status != "invalid"
-                entry[f"delta_privacy_significant_{t}"] = (
-                    _sig(g, "delta_privacy", t, base_index) if valid else None)
-                entry[f"tradeoff_significant_{t}"] = (
-                    _sig(g, "tradeoff", t, base_index) if valid else None)
-        gm = group_mia(g)
-        if gm is not None:
-            entry["mia_auc"] = _num(gm.stat.mean if gm.stat else None)
-            _ci(entry, "mia_auc", gm.stat)
-        configs[key] = entry
+        configs[key] = _config_metrics(g, audits, base_index)
     out = {"cells": len(rs.cells), "failed": len(rs.failed), "configurations": len(groups),
            "privacy_adversary": adversary or "headline", "by_configuration": configs,
            "intervals": interval_note()}
     if audits is not None:
         out["audit"] = audit_counts(audits, groups)
     return out
+
+
+def _config_metrics(g: Group, audits: AuditSet | None, base_index: dict) -> dict:
+    """One configuration's entry of :func:`headline_metrics`: audit, utility, then per private
+    attribute its privacy numbers, then the MIA."""
+    c = g.config
+    entry: dict[str, float | int | str | None] = {"n_seeds": len(g.records)}
+    if audits is not None and not c.is_baseline:
+        rec = audits.match(g)
+        entry["audit"] = rec.status if rec else NOT_AUDITED
+        entry["audit_max_excess"] = _num(rec.max_excess) if rec else None
+    u = g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
+    entry["utility_macro_f1"] = _num(u.mean if u else None)
+    _ci(entry, "utility", u)
+    if not c.is_baseline:
+        entry["delta_utility_significant"] = _sig(g, "delta_utility", None, base_index)
+    tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
+    for t in tasks:
+        _add_privacy_metrics(entry, g, t, base_index)
+    gm = group_mia(g)
+    if gm is not None:
+        entry["mia_auc"] = _num(gm.stat.mean if gm.stat else None)
+        _ci(entry, "mia_auc", gm.stat)
+    return entry
+
+
+def _add_privacy_metrics(entry: dict, g: Group, t: str, base_index: dict) -> None:
+    """``privacy_<t>``, its validity and adversary, ``tradeoff_<t>`` where valid, and (a
+    privatized configuration) the significance of its Δprivacy and trade-off."""
+    gp = group_privacy(g, t)
+    p = gp.stat if gp.status != "invalid" else None
+    entry[f"privacy_{t}"] = _num(p.mean if p else None)
+    _ci(entry, f"privacy_{t}", p)
+    entry[f"privacy_valid_{t}"] = gp.valid
+    entry[f"adversary_{t}"] = gp.adversary
+    to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
+    if to is not None and gp.status != "invalid":
+        entry[f"tradeoff_{t}"] = _num(to.mean)
+        _ci(entry, f"tradeoff_{t}", to)
+    if not g.config.is_baseline:
+        valid = gp.status != "invalid"
+        entry[f"delta_privacy_significant_{t}"] = (
+            _sig(g, "delta_privacy", t, base_index) if valid else None)
+        entry[f"tradeoff_significant_{t}"] = (
+            _sig(g, "tradeoff", t, base_index) if valid else None)
 
 
 def _ci(entry: dict, name: str, s: Stat | None) -> None:
@@ -371,34 +384,15 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
     if not _safe_to_replace(out):
         raise ReportError(f"{out} exists and holds files that are not part of a report: not "
                           "replacing it (choose another --out)")
-    rs = load_results(results, grid)
-    adversary = resolve_adversary(adversary, rs.cells)
-    audits = load_audits(Path(results) / "audit" if audit is None else audit,
-                         required=audit is not None)
-    groups, warnings = group_cells(select_privacy(rs.cells, adversary))
-    warnings = rs.warnings + warnings + (audits.warnings if audits else [])
+    rs, adversary, audits, groups, warnings = _load_report_inputs(results, grid, audit,
+                                                                  adversary)
     prefix = f"{rs.grid}: " if rs.grid else ""
     tables = tradeoff_tables(groups, prefix, adversary) + rewrite_tables(groups, prefix)
     tables.append(guarantee_table(groups, prefix))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
     try:
-        for t in tables:
-            t.notes.extend(f"Warning: {w}" for w in warnings)
-            t.write(tmp / "tables")
-        plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv", adversary)
-        plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
-        title = f"{rs.grid} report" if rs.grid else "bench report"
-        (tmp / "leaderboard.html").write_text(
-            render_leaderboard(groups, rs.grid or "", warnings, audits, adversary),
-            encoding="utf-8", newline="\n")
-        (tmp / "metrics.json").write_text(
-            json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,
-                       sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8",
-            newline="\n")
-        (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title,
-                                             audits, adversary), encoding="utf-8",
-                                      newline="\n")
+        plots = _write_report_files(tmp, rs, groups, warnings, tables, audits, adversary)
         os.chmod(tmp, 0o755)
         if out.exists():
             shutil.rmtree(out)
@@ -414,6 +408,45 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
                             adversary, invalid)
     logger.info("%s", summary.text().rstrip())
     return summary
+
+
+def _load_report_inputs(results: str | os.PathLike[str], grid: str | None,
+                        audit: str | os.PathLike[str] | None, adversary: str | None
+                        ) -> tuple[ResultSet, str | None, AuditSet | None, list[Group],
+                                   list[str]]:
+    """The cells (of ``grid``), the resolved adversary, the audit records, the configurations
+    with privacy read from that adversary, and every warning."""
+    rs = load_results(results, grid)
+    adversary = resolve_adversary(adversary, rs.cells)
+    audits = load_audits(Path(results) / "audit" if audit is None else audit,
+                         required=audit is not None)
+    groups, warnings = group_cells(select_privacy(rs.cells, adversary))
+    warnings = rs.warnings + warnings + (audits.warnings if audits else [])
+    return rs, adversary, audits, groups, warnings
+
+
+def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings: list[str],
+                        tables: list[Table], audits: AuditSet | None,
+                        adversary: str | None) -> list[str]:
+    """Tables, plots, leaderboard.html, metrics.json and index.md into the folder ``tmp``;
+    the plots' paths relative to it."""
+    for t in tables:
+        t.notes.extend(f"Warning: {w}" for w in warnings)
+        t.write(tmp / "tables")
+    plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv", adversary)
+    plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
+    title = f"{rs.grid} report" if rs.grid else "bench report"
+    (tmp / "leaderboard.html").write_text(
+        render_leaderboard(groups, rs.grid or "", warnings, audits, adversary),
+        encoding="utf-8", newline="\n")
+    (tmp / "metrics.json").write_text(
+        json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,
+                   sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8",
+        newline="\n")
+    (tmp / "index.md").write_text(_index(rs, groups, warnings, tables, plots, title,
+                                         audits, adversary), encoding="utf-8",
+                                  newline="\n")
+    return plots
 
 
 def cli_report(results: str | os.PathLike[str] = "results",

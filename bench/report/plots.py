@@ -29,6 +29,7 @@ import io
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
@@ -119,7 +120,23 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
     fig = Figure(figsize=(5.2 * ncols, 4.2), dpi=DPI)
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)[0]
-    ax = axes[0]
+    _plot_utility_vs_eps(axes[0], series, base)
+    for j, task in enumerate(tasks, start=1):
+        _plot_utility_vs_privacy(axes[j], series, base, groups, task, adversary)
+    handles, _labels = axes[0].get_legend_handles_labels()
+    if handles:
+        axes[0].legend(fontsize=7, loc="best")
+    fig.suptitle(f"{title}\nerror bars: 95% interval (t over seeds; one seed: bootstrap over "
+                 "test documents; none without an interval)", fontsize=9)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata=PNG_METADATA)
+    return buf.getvalue()
+
+
+def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Group]) -> None:
+    """The left panel: each mechanism configuration's utility against ε (log scale where every
+    ε is positive), the baseline as a dashed line with its interval as a band."""
     finite = [g.config.epsilon for gs in series.values() for g in gs]
     for i, (label, gs) in enumerate(series.items()):
         pts = [(g.config.epsilon, _utility(g)) for g in gs]
@@ -142,42 +159,37 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
     ax.set_ylabel("utility (macro-F1)")
     ax.set_title("utility vs ε")
     ax.grid(True, alpha=0.3)
-    for j, task in enumerate(tasks, start=1):
-        ax = axes[j]
-        plotted = 0
-        for i, (label, gs) in enumerate(series.items()):
-            pts = [(_privacy(g, task), _utility(g)) for g in gs]
-            pts = [(p, u) for p, u in pts if p is not None and u is not None]
-            plotted += len(pts)
-            if pts:
-                ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
-                            xerr=_errs([p for p, _ in pts]), yerr=_errs([u for _, u in pts]),
-                            marker="o", capsize=3, label=label, color=f"C{i % 10}")
-        for g in base:
-            p, u = _privacy(g, task), _utility(g)
-            if p is not None and u is not None:
-                plotted += 1
-                ax.errorbar([p.mean], [u.mean], xerr=_errs([p]), yerr=_errs([u]), marker="*",
-                            markersize=10, color="0.3", linestyle="none", label="baseline")
-        if not plotted:
-            bad = any(group_privacy(g, task).status == "invalid" for g in groups)
-            ax.text(0.5, 0.5, f"{NO_VALID}\n(adversary at chance on the\nunprivatized baseline)"
-                    if bad else "no privacy values", ha="center", va="center",
-                    transform=ax.transAxes, fontsize=9, color="#8a1f11")
-        what = describe_choice(adversary).split(" (")[0]
-        ax.set_xlabel(f"empirical privacy ({task}): {what}", fontsize=8)
-        ax.set_ylabel("utility (macro-F1)")
-        ax.set_title(f"utility vs privacy ({task})")
-        ax.grid(True, alpha=0.3)
-    handles, _labels = axes[0].get_legend_handles_labels()
-    if handles:
-        axes[0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{title}\nerror bars: 95% interval (t over seeds; one seed: bootstrap over "
-                 "test documents; none without an interval)", fontsize=9)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata=PNG_METADATA)
-    return buf.getvalue()
+
+
+def _plot_utility_vs_privacy(ax: Any, series: dict[str, list[Group]], base: list[Group],
+                             groups: Sequence[Group], task: str, adversary: str | None) -> None:
+    """One private attribute's panel: utility against valid empirical privacy (error bars on
+    both axes), the baseline as a star; a note instead where no point is valid."""
+    plotted = 0
+    for i, (label, gs) in enumerate(series.items()):
+        pts = [(_privacy(g, task), _utility(g)) for g in gs]
+        pts = [(p, u) for p, u in pts if p is not None and u is not None]
+        plotted += len(pts)
+        if pts:
+            ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
+                        xerr=_errs([p for p, _ in pts]), yerr=_errs([u for _, u in pts]),
+                        marker="o", capsize=3, label=label, color=f"C{i % 10}")
+    for g in base:
+        p, u = _privacy(g, task), _utility(g)
+        if p is not None and u is not None:
+            plotted += 1
+            ax.errorbar([p.mean], [u.mean], xerr=_errs([p]), yerr=_errs([u]), marker="*",
+                        markersize=10, color="0.3", linestyle="none", label="baseline")
+    if not plotted:
+        bad = any(group_privacy(g, task).status == "invalid" for g in groups)
+        ax.text(0.5, 0.5, f"{NO_VALID}\n(adversary at chance on the\nunprivatized baseline)"
+                if bad else "no privacy values", ha="center", va="center",
+                transform=ax.transAxes, fontsize=9, color="#8a1f11")
+    what = describe_choice(adversary).split(" (")[0]
+    ax.set_xlabel(f"empirical privacy ({task}): {what}", fontsize=8)
+    ax.set_ylabel("utility (macro-F1)")
+    ax.set_title(f"utility vs privacy ({task})")
+    ax.grid(True, alpha=0.3)
 
 
 def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = None,

@@ -458,45 +458,10 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
     for sens in sorted(by_sens):
         rows, records, invalid = [], [], {}
         for g in by_sens[sens]:
-            c = g.config
             for task in _privacy_tasks(g):
-                tu, tp, tt = (delta_test(g, k, task, base_index)
-                              for k in ("delta_utility", "delta_privacy", "tradeoff"))
-                gp = group_privacy(g, task)
-                if gp.status == "invalid":
-                    tp = tt = DeltaTest(None, Significance(None, ""))
-                du, dp, to = tu.stat, tp.stat, tt.stat
-                flag = _flag(g, task, du is not None, gp)
-                unjudged = [t for t in (tu, tp) if t.stat is not None
-                            and t.sig.significant is None]
-                if unjudged:
-                    flag = "; ".join(x for x in (flag, "no interval") if x)
-                favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
-                n = len(g.records)
-                dp_text = NO_VALID if gp.status == "invalid" else fmt_delta(dp, tp.sig)
-                rules = sorted({t.sig.rule for t in (tu, tp, tt) if t.sig.rule})
-                for why in gp.reasons:
-                    invalid.setdefault((c.dataset, task), [])
-                    if why not in invalid[(c.dataset, task)]:
-                        invalid[(c.dataset, task)].append(why)
-                rows.append([Value(c.mapping), Value(c.mechanism), Value(c.model),
-                             Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
-                             Value(gp.adversary),
-                             Value(fmt_delta(du, tu.sig)), Value(dp_text),
-                             Value(fmt_delta(to, tt.sig), bold=favourable),
-                             Value(str(n)), Value(flag)])
-                records.append({
-                    "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
-                    "model": c.model, "dataset": c.dataset, "epsilon": fmt_eps(c.epsilon)
-                    .replace("∞", "inf"), "attribute": task, "adversary": gp.adversary,
-                    "suite_version": c.suite_version,
-                    "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
-                    **_csv_stat("delta_utility", du, tu.sig),
-                    **_csv_stat("delta_privacy", dp, tp.sig),
-                    **_csv_stat("tradeoff", to, tt.sig), "significance_rule": "; ".join(rules),
-                    "favourable": str(favourable).lower(),
-                    "privacy_valid": {True: "true", False: "false"}.get(gp.valid, ""),
-                    "privacy_status": gp.status_text(), "flag": flag})
+                row, record = _tradeoff_row(g, task, sens, base_index, invalid)
+                rows.append(row)
+                records.append(record)
         name = _unique(f"tradeoff_{slug(sens)}", used)
         who = "" if adversary is None else f" (adversary: {adversary})"
         title = f"{title_prefix}Privacy-utility trade-off{who}, sensitivity approach: {sens}"
@@ -509,6 +474,52 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
                                           "Change in Privacy", "Trade-off", "n", "Flag"],
                             rows, records, notes, align="llllrllrrrrl", merge=4))
     return tables
+
+
+def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[CellRecord]],
+                  invalid: dict[tuple[str, str], list[str]]
+                  ) -> tuple[list[Value], dict[str, str]]:
+    """One configuration × private attribute: the table row and its CSV record. Why its
+    privacy measurement is not valid goes into ``invalid`` (by dataset and attribute)."""
+    c = g.config
+    tu, tp, tt = (delta_test(g, k, task, base_index)
+                  for k in ("delta_utility", "delta_privacy", "tradeoff"))
+    gp = group_privacy(g, task)
+    if gp.status == "invalid":
+        tp = tt = DeltaTest(None, Significance(None, ""))
+    du, dp, to = tu.stat, tp.stat, tt.stat
+    flag = _flag(g, task, du is not None, gp)
+    unjudged = [t for t in (tu, tp) if t.stat is not None
+                and t.sig.significant is None]
+    if unjudged:
+        flag = "; ".join(x for x in (flag, "no interval") if x)
+    favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
+    n = len(g.records)
+    dp_text = NO_VALID if gp.status == "invalid" else fmt_delta(dp, tp.sig)
+    rules = sorted({t.sig.rule for t in (tu, tp, tt) if t.sig.rule})
+    for why in gp.reasons:
+        invalid.setdefault((c.dataset, task), [])
+        if why not in invalid[(c.dataset, task)]:
+            invalid[(c.dataset, task)].append(why)
+    row = [Value(c.mapping), Value(c.mechanism), Value(c.model),
+           Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
+           Value(gp.adversary),
+           Value(fmt_delta(du, tu.sig)), Value(dp_text),
+           Value(fmt_delta(to, tt.sig), bold=favourable),
+           Value(str(n)), Value(flag)]
+    record = {
+        "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
+        "model": c.model, "dataset": c.dataset, "epsilon": fmt_eps(c.epsilon)
+        .replace("∞", "inf"), "attribute": task, "adversary": gp.adversary,
+        "suite_version": c.suite_version,
+        "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
+        **_csv_stat("delta_utility", du, tu.sig),
+        **_csv_stat("delta_privacy", dp, tp.sig),
+        **_csv_stat("tradeoff", to, tt.sig), "significance_rule": "; ".join(rules),
+        "favourable": str(favourable).lower(),
+        "privacy_valid": {True: "true", False: "false"}.get(gp.valid, ""),
+        "privacy_status": gp.status_text(), "flag": flag}
+    return row, record
 
 
 def _csv_stat(name: str, s: Stat | None, sig: Significance | None = None) -> dict[str, str]:
@@ -582,102 +593,144 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
         by_ds.setdefault(g.config.dataset, []).append(g)
     tables, used = [], set()
     for ds in sorted(by_ds):
-        gs = by_ds[ds]
-        priv = [g for g in gs if not g.config.is_baseline
-                and any("rewrite" in r.metrics for r in g.records)]
-        if not priv:
-            continue
-        vary_sens = len({g.config.sensitivity for g in priv}) > 1
-        vary_map = len({g.config.mapping for g in priv}) > 1
-
-        def mech_label(g: Group, vary_sens: bool = vary_sens, vary_map: bool = vary_map) -> str:
-            lab = g.config.mechanism
-            if vary_sens:
-                lab += f" sens={g.config.sensitivity}"
-            if vary_map:
-                lab += f" map={g.config.mapping}"
-            return lab
-
-        # columns: (mechanism label, eps) -> {seed: record}, pooled over models
-        cols: dict[tuple[str, float], dict[int, CellRecord]] = {}
-        loss_by: dict[tuple[str, str, float], list[CellRecord]] = {}
-        for g in sorted(priv, key=lambda g: (mech_label(g), g.config.epsilon, g.config.model)):
-            key = (mech_label(g), g.config.epsilon)
-            for r in g.records:
-                if "rewrite" in r.metrics:
-                    cols.setdefault(key, {}).setdefault(r.seed, r)
-                loss_by.setdefault((g.config.model, *key), []).append(r)
-        col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
-        base = {g.config.model: g for g in gs if g.config.is_baseline}
-        models = sorted({g.config.model for g in gs
-                         if any(_loss(r.metrics) is not None for r in g.records)})
-        columns = ["Metric", "Original ε=∞"] + [f"{m} ε={fmt_eps(e)}" for m, e in col_keys]
-        groups_hdr = [("", 1), ("Original", 1)]
-        for m, _e in col_keys:
-            if groups_hdr[-1][0] == m:
-                groups_hdr[-1] = (m, groups_hdr[-1][1] + 1)
-            else:
-                groups_hdr.append((m, 1))
-        sub = ["Privacy budget ε", "∞"] + [fmt_eps(e) for _m, e in col_keys]
-        rows, records = [], []
-        metric_rows: list[tuple[str, str, int, Stat | None, list[Stat | None]]] = []
-        for key, label, digits, ident in REWRITE_METRICS:
-            stats = [stat(r.metrics["rewrite"].get(key) for r in cols[k].values())
-                     for k in col_keys]
-            if all(s is None for s in stats):
-                continue
-            metric_rows.append((key, label, digits, Stat(ident, None, 0), stats))
-        for model in models:
-            stats = [stat(_loss(r.metrics) for r in loss_by.get((model, *k), []))
-                     for k in col_keys]
-            bs = base[model].stat(_loss) if model in base else None
-            metric_rows.append(("loss", f"Loss ({model})", 3, bs, stats))
-        for key, label, digits, orig, stats in metric_rows:
-            hib = higher_is_better(key)
-            shown = [fmt_stat(s, digits) for s in stats]
-            best: set[int] = set()
-            for eps in sorted({e for _m, e in col_keys}):
-                idx = [i for i, (_m, e) in enumerate(col_keys) if e == eps
-                       and stats[i] is not None]
-                if len(idx) < 2:
-                    continue
-                vals = {i: float(round_text(stats[i].mean, digits, False)) for i in idx}
-                target = max(vals.values()) if hib else min(vals.values())
-                best |= {i for i, v in vals.items() if v == target}
-            orig_text = DASH if orig is None else (
-                round_text(orig.mean, digits, False) + ("" if orig.n else " (identity)"))
-            arrow = "↑" if hib else "↓"
-            rows.append([Value(f"{label} {arrow}"), Value(orig_text)]
-                        + [Value(t, bold=i in best) for i, t in enumerate(shown)])
-            for i, (m, e) in enumerate(col_keys):
-                s = stats[i]
-                records.append({"dataset": ds, "metric": label, "higher_is_better":
-                                str(hib).lower(), "mechanism": m,
-                                "epsilon": fmt_eps(e).replace("∞", "inf"),
-                                "mean": csv_num(s.mean if s else None),
-                                "std": csv_num(s.std if s else None),
-                                "ci_lo": csv_num(s.lo if s and s.has_interval else None),
-                                "ci_hi": csv_num(s.hi if s and s.has_interval else None),
-                                "n_seeds": str(s.n if s else 0),
-                                "best": str(i in best).lower(),
-                                "original": csv_num(orig.mean if orig else None)})
-        notes = [("Rewrite metrics between the original and the privatized test documents "
-                 "(Huang et al. 2024, Sec. 6): N_w = fraction of words unchanged, ROUGE-1 recall "
-                 "and BERTScore F1 in [0, 1], corpus BLEU in [0, 100]."),
-                 ("Original: the unprivatized text compared with itself (identity values, not "
-                 "measured); loss: the baseline model's. Bold: best value per ε (where at least "
-                 "two mechanisms share that ε)."),
-                 ("Values: mean ± half-width of the 95% t interval over n seeds, "
-                  "mean ± t(0.975, n−1)·s/√n; a single run has no interval here (rewrite "
-                  "metrics carry no bootstrap interval) and shows the bare value.")]
-        n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0))
-                         for c in cols.values() for r in c.values()})
-        if n_docs:
-            notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")
-        name = _unique(f"rewrite_{slug(ds)}", used)
-        tables.append(Table(name, f"{title_prefix}Rewrite metrics, dataset: {ds}", columns,
-                            rows, records, notes, groups=groups_hdr, sub_columns=sub))
+        table = _rewrite_table(ds, by_ds[ds], title_prefix, used)
+        if table is not None:
+            tables.append(table)
     return tables
+
+
+def _rewrite_table(ds: str, gs: list[Group], title_prefix: str, used: set[str]) -> Table | None:
+    """The rewrite table of one dataset (None where no privatized cell has rewrite metrics)."""
+    priv = [g for g in gs if not g.config.is_baseline
+            and any("rewrite" in r.metrics for r in g.records)]
+    if not priv:
+        return None
+    cols, loss_by = _rewrite_columns(priv)
+    col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
+    base = {g.config.model: g for g in gs if g.config.is_baseline}
+    models = sorted({g.config.model for g in gs
+                     if any(_loss(r.metrics) is not None for r in g.records)})
+    columns = ["Metric", "Original ε=∞"] + [f"{m} ε={fmt_eps(e)}" for m, e in col_keys]
+    groups_hdr = [("", 1), ("Original", 1)]
+    for m, _e in col_keys:
+        if groups_hdr[-1][0] == m:
+            groups_hdr[-1] = (m, groups_hdr[-1][1] + 1)
+        else:
+            groups_hdr.append((m, 1))
+    sub = ["Privacy budget ε", "∞"] + [fmt_eps(e) for _m, e in col_keys]
+    rows, records = [], []
+    for key, label, digits, orig, stats in _rewrite_metric_rows(cols, col_keys, models, base,
+                                                                loss_by):
+        row, recs = _rewrite_row(ds, key, label, digits, orig, stats, col_keys)
+        rows.append(row)
+        records += recs
+    name = _unique(f"rewrite_{slug(ds)}", used)
+    return Table(name, f"{title_prefix}Rewrite metrics, dataset: {ds}", columns,
+                 rows, records, _rewrite_notes(cols), groups=groups_hdr, sub_columns=sub)
+
+
+def _rewrite_columns(priv: list[Group]
+                     ) -> tuple[dict[tuple[str, float], dict[int, CellRecord]],
+                                dict[tuple[str, str, float], list[CellRecord]]]:
+    """The columns, (mechanism label, ε) -> {seed: record} pooled over models (the first
+    model's cell per seed), and every record by (model, mechanism label, ε) for the loss rows.
+    The label names the sensitivity and the mapping where those vary."""
+    vary_sens = len({g.config.sensitivity for g in priv}) > 1
+    vary_map = len({g.config.mapping for g in priv}) > 1
+
+    def mech_label(g: Group) -> str:
+        lab = g.config.mechanism
+        if vary_sens:
+            lab += f" sens={g.config.sensitivity}"
+        if vary_map:
+            lab += f" map={g.config.mapping}"
+        return lab
+
+    cols: dict[tuple[str, float], dict[int, CellRecord]] = {}
+    loss_by: dict[tuple[str, str, float], list[CellRecord]] = {}
+    for g in sorted(priv, key=lambda g: (mech_label(g), g.config.epsilon, g.config.model)):
+        key = (mech_label(g), g.config.epsilon)
+        for r in g.records:
+            if "rewrite" in r.metrics:
+                cols.setdefault(key, {}).setdefault(r.seed, r)
+            loss_by.setdefault((g.config.model, *key), []).append(r)
+    return cols, loss_by
+
+
+def _rewrite_metric_rows(cols: dict[tuple[str, float], dict[int, CellRecord]],
+                         col_keys: list[tuple[str, float]], models: list[str],
+                         base: dict[str, Group],
+                         loss_by: dict[tuple[str, str, float], list[CellRecord]]
+                         ) -> list[tuple[str, str, int, Stat | None, list[Stat | None]]]:
+    """(metric key, label, decimals, original value, one stat per column) of every rewrite
+    metric some column has, then a loss row per model that reports one."""
+    metric_rows: list[tuple[str, str, int, Stat | None, list[Stat | None]]] = []
+    for key, label, digits, ident in REWRITE_METRICS:
+        stats = [stat(r.metrics["rewrite"].get(key) for r in cols[k].values())
+                 for k in col_keys]
+        if all(s is None for s in stats):
+            continue
+        metric_rows.append((key, label, digits, Stat(ident, None, 0), stats))
+    for model in models:
+        stats = [stat(_loss(r.metrics) for r in loss_by.get((model, *k), []))
+                 for k in col_keys]
+        bs = base[model].stat(_loss) if model in base else None
+        metric_rows.append(("loss", f"Loss ({model})", 3, bs, stats))
+    return metric_rows
+
+
+def _rewrite_row(ds: str, key: str, label: str, digits: int, orig: Stat | None,
+                 stats: list[Stat | None], col_keys: list[tuple[str, float]]
+                 ) -> tuple[list[Value], list[dict[str, str]]]:
+    """One metric: the table row (best value per ε in bold) and a CSV record per column."""
+    hib = higher_is_better(key)
+    shown = [fmt_stat(s, digits) for s in stats]
+    best: set[int] = set()
+    for eps in sorted({e for _m, e in col_keys}):
+        idx = [i for i, (_m, e) in enumerate(col_keys) if e == eps
+               and stats[i] is not None]
+        if len(idx) < 2:
+            continue
+        vals = {i: float(round_text(stats[i].mean, digits, False)) for i in idx}
+        target = max(vals.values()) if hib else min(vals.values())
+        best |= {i for i, v in vals.items() if v == target}
+    orig_text = DASH if orig is None else (
+        round_text(orig.mean, digits, False) + ("" if orig.n else " (identity)"))
+    arrow = "↑" if hib else "↓"
+    row = ([Value(f"{label} {arrow}"), Value(orig_text)]
+           + [Value(t, bold=i in best) for i, t in enumerate(shown)])
+    records = []
+    for i, (m, e) in enumerate(col_keys):
+        s = stats[i]
+        records.append({"dataset": ds, "metric": label, "higher_is_better":
+                        str(hib).lower(), "mechanism": m,
+                        "epsilon": fmt_eps(e).replace("∞", "inf"),
+                        "mean": csv_num(s.mean if s else None),
+                        "std": csv_num(s.std if s else None),
+                        "ci_lo": csv_num(s.lo if s and s.has_interval else None),
+                        "ci_hi": csv_num(s.hi if s and s.has_interval else None),
+                        "n_seeds": str(s.n if s else 0),
+                        "best": str(i in best).lower(),
+                        "original": csv_num(orig.mean if orig else None)})
+    return row, records
+
+
+def _rewrite_notes(cols: dict[tuple[str, float], dict[int, CellRecord]]) -> list[str]:
+    """The notes under a rewrite table (what the metrics are; documents per cell)."""
+    notes = [("Rewrite metrics between the original and the privatized test documents "
+             "(Huang et al. 2024, Sec. 6): N_w = fraction of words unchanged, ROUGE-1 recall "
+             "and BERTScore F1 in [0, 1], corpus BLEU in [0, 100]."),
+             ("Original: the unprivatized text compared with itself (identity values, not "
+             "measured); loss: the baseline model's. Bold: best value per ε (where at least "
+             "two mechanisms share that ε)."),
+             ("Values: mean ± half-width of the 95% t interval over n seeds, "
+              "mean ± t(0.975, n−1)·s/√n; a single run has no interval here (rewrite "
+              "metrics carry no bootstrap interval) and shows the bare value.")]
+    n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0))
+                     for c in cols.values() for r in c.values()})
+    if n_docs:
+        notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")
+    return notes
 
 
 # --------------------------------------------------------------------------------------------
@@ -784,41 +837,9 @@ def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
     rows, records = [], []
     for (sens, mech) in sorted(by_key):
         items = sorted(by_key[(sens, mech)], key=lambda t: (t[0], t[1].seed, t[1].hash))
-        bounds, guars, proven, reasons, sources = [], [], [], [], set()
-        noise: dict[str, list[tuple[float, str]]] = {}
-        for eps, r in items:
-            priv, src = privatizer_of(r)
-            sources.add(src or "spec")
-            _add(bounds, _bound_text(priv.get("sensitivity") if priv else None))
-            g = r.metrics.get("guarantee") or dig(r.metrics, "privatization", "guarantee")
-            _add(guars, describe_guarantee(g))
-            if g:
-                ok = g.get("proven") is not False
-                _add(proven, "proven" if ok else "estimated from data")
-                if not ok and g.get("reason"):
-                    _add(reasons, str(g["reason"]))
-            for k, v in _noise_params(r, priv).items():
-                if (eps, v) not in noise.setdefault(k, []):
-                    noise[k].append((eps, v))
-        bounds = [b for b in bounds if b != DASH] or [DASH]
-        guars = [g for g in guars if g != DASH] or [DASH]
-        parts = []
-        for k in sorted(noise):
-            vals = noise[k]
-            if len({v for _e, v in vals}) == 1:
-                parts.append(f"{k} = {vals[0][1]}")
-            else:
-                parts.append(f"{k} = " + ", ".join(f"{v} (ε={fmt_eps(e)})" for e, v in vals))
-        noise_text = "; ".join(parts) or DASH
-        status = " / ".join(proven) or DASH
-        if reasons:
-            status += ": " + "; ".join(reasons)
-        rows.append([Value(sens), Value(" / ".join(bounds)), Value(mech), Value(noise_text),
-                     Value(" / ".join(guars)), Value(status)])
-        records.append({"sensitivity": sens, "sensitivity_bound": " / ".join(bounds),
-                        "mechanism": mech, "noise_parameters": noise_text,
-                        "guarantee": " / ".join(guars), "proven": status,
-                        "source": "+".join(sorted(sources)), "n_cells": str(len(items))})
+        row, record = _guarantee_row(sens, mech, items)
+        rows.append(row)
+        records.append(record)
     notes = [("Guarantee per token, with ε the configured budget (Riecker 2023, Table 5.2; "
              "Eq. 5.1 for the multiplier of a sensitivity bound the noise is not calibrated "
              "to). \"estimated from data\": a bound in the guarantee is estimated, not proven."),
@@ -828,6 +849,53 @@ def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
     return Table("guarantees", f"{title_prefix}Theoretical privacy guarantees",
                  ["Sensitivity approach", "Sensitivity bound", "Mechanism", "Noise parameters",
                   "Privacy guarantee", "Proven"], rows, records, notes, align="llllll", merge=2)
+
+
+def _guarantee_row(sens: str, mech: str, items: list[tuple[float, CellRecord]]
+                   ) -> tuple[list[Value], dict[str, str]]:
+    """One sensitivity approach × mechanism from its cells ``items`` ((ε, record), sorted):
+    the table row and its CSV record."""
+    bounds, guars, proven, reasons, sources = [], [], [], [], set()
+    noise: dict[str, list[tuple[float, str]]] = {}
+    for eps, r in items:
+        priv, src = privatizer_of(r)
+        sources.add(src or "spec")
+        _add(bounds, _bound_text(priv.get("sensitivity") if priv else None))
+        g = r.metrics.get("guarantee") or dig(r.metrics, "privatization", "guarantee")
+        _add(guars, describe_guarantee(g))
+        if g:
+            ok = g.get("proven") is not False
+            _add(proven, "proven" if ok else "estimated from data")
+            if not ok and g.get("reason"):
+                _add(reasons, str(g["reason"]))
+        for k, v in _noise_params(r, priv).items():
+            if (eps, v) not in noise.setdefault(k, []):
+                noise[k].append((eps, v))
+    bounds = [b for b in bounds if b != DASH] or [DASH]
+    guars = [g for g in guars if g != DASH] or [DASH]
+    noise_text = _noise_text(noise)
+    status = " / ".join(proven) or DASH
+    if reasons:
+        status += ": " + "; ".join(reasons)
+    row = [Value(sens), Value(" / ".join(bounds)), Value(mech), Value(noise_text),
+           Value(" / ".join(guars)), Value(status)]
+    record = {"sensitivity": sens, "sensitivity_bound": " / ".join(bounds),
+              "mechanism": mech, "noise_parameters": noise_text,
+              "guarantee": " / ".join(guars), "proven": status,
+              "source": "+".join(sorted(sources)), "n_cells": str(len(items))}
+    return row, record
+
+
+def _noise_text(noise: dict[str, list[tuple[float, str]]]) -> str:
+    """Noise parameters as text: one value, or the values per ε where they differ."""
+    parts = []
+    for k in sorted(noise):
+        vals = noise[k]
+        if len({v for _e, v in vals}) == 1:
+            parts.append(f"{k} = {vals[0][1]}")
+        else:
+            parts.append(f"{k} = " + ", ".join(f"{v} (ε={fmt_eps(e)})" for e, v in vals))
+    return "; ".join(parts) or DASH
 
 
 def _add(lst: list[str], item: str) -> None:

@@ -74,6 +74,27 @@ def min_pairwise_distance(
     # exceeds the block's largest norm by more than the running minimum distance.
     order = np.argsort(norms2, kind="stable")
     uniq, first, norms2 = uniq[order], first[order], norms2[order]
+    ci, cj = _candidate_pairs(uniq, norms2, row_block, col_block)
+    exact = np.sqrt(np.sum((uniq[ci] - uniq[cj]) ** 2, axis=1))
+    k = int(np.argmin(exact))
+    a, b = sorted((int(first[ci[k]]), int(first[cj[k]])))
+    return {
+        "min_distance": float(exact[k]),
+        "pair": (a, b),
+        "n_points": int(n),
+        "n_duplicate_rows": int(x.shape[0] - n),
+        "n_candidates": int(ci.size),
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def _candidate_pairs(uniq: np.ndarray, norms2: np.ndarray, row_block: int,
+                     col_block: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(i, j)``, ``i < j``, of the distinct rows ``uniq`` (sorted by their squared
+    norms ``norms2``) whose squared distance from the blocked matrix products is within the
+    floating-point error margin of the minimum: the exact minimum is among them (see
+    :func:`min_pairwise_distance`)."""
+    n, d = uniq.shape
     radii = np.sqrt(norms2)
     rmax = float(radii[-1])
     gamma = (d + 3) * _UNIT_ROUNDOFF / (1 - (d + 3) * _UNIT_ROUNDOFF)
@@ -114,18 +135,7 @@ def min_pairwise_distance(
     cj = np.concatenate(cand_j)
     cv = np.concatenate(cand_v)
     keep = cv <= best + margin
-    ci, cj = ci[keep], cj[keep]
-    exact = np.sqrt(np.sum((uniq[ci] - uniq[cj]) ** 2, axis=1))
-    k = int(np.argmin(exact))
-    a, b = sorted((int(first[ci[k]]), int(first[cj[k]])))
-    return {
-        "min_distance": float(exact[k]),
-        "pair": (a, b),
-        "n_points": int(n),
-        "n_duplicate_rows": int(x.shape[0] - n),
-        "n_candidates": int(ci.size),
-        "seconds": time.perf_counter() - t0,
-    }
+    return ci[keep], cj[keep]
 
 
 def _brute_force_min_distance(vectors: np.ndarray) -> float:

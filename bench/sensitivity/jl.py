@@ -156,6 +156,7 @@ class JohnsonLindenstrauss(SensitivityApproach):
         return _unit_normalize(x)
 
     def _fit(self, data: np.ndarray) -> None:
+        """Draw Φ with m from the Gaussian-width bound (or the override), record the stats."""
         p = self.params
         beta, delta = p["beta"], p["delta"]
         d = data.shape[1]
@@ -196,6 +197,14 @@ class JohnsonLindenstrauss(SensitivityApproach):
         if m < m_required:
             logger.warning("jl: m=%d is below the Gaussian-width bound %d", m, m_required)
         self._delta = delta
+        self._set_bound(data, union, norms, m)
+
+    def _set_bound(self, data: np.ndarray, union: dict[str, float], norms: dict[str, float],
+                   m: int) -> None:
+        """Bound, ``proven`` and reason: 1+β (Eq. 4.10), proven only if the exact union bound is
+        <= δ and the normalization is 1-Lipschitz on the fitted vectors (see the class)."""
+        p = self.params
+        beta, delta = p["beta"], p["delta"]
         reasons = []
         proven = True
         if union["expansion"] > delta:
