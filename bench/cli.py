@@ -65,51 +65,55 @@ def _kv(items: list[str] | None, what: str) -> dict[str, Any]:
 
 def _table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip()
+                     for r in rows) + "\n"
 
 
 def cmd_ls(args) -> str:
     what = args.what
     if what == "datasets":
-        from bench.datasets import cli_ls
+        from bench.datasets import DATASETS, cli_ls
 
-        return cli_ls(details=args.details)
+        DATASETS.items()  # loads plugin datasets: one that fails is left out, with a warning
+        return cli_ls(details=args.details) + DATASETS.plugins_note() + DATASETS.broken_note()
+    # plugins: each registry's items() leaves out (and warns once about) a plugin that fails to
+    # import; a plugin's row ends in "[plugin: <distribution> <version>]" (origin_note)
     if what == "mechanisms":
         from bench.mechanisms import MECHANISMS
 
         rows = [("name", "kind", "output", "guarantee", "description")]
-        for name in MECHANISMS.names():
-            cls = MECHANISMS.get(name)
+        for name, cls in MECHANISMS.items():
             out = "vectors (+ mapping)" if cls.kind == "additive" else "words"
             g = {"metric": "eps*d metric DP", "pure": "eps-DP", "approx": "(eps,delta)-DP"}
-            rows.append((name, cls.kind, out, g[cls.guarantee_kind], cls.description))
-        return _table(rows)
+            rows.append((name, cls.kind, out, g.get(cls.guarantee_kind, cls.guarantee_kind),
+                         cls.description + MECHANISMS.origin_note(name)))
+        return _table(rows) + MECHANISMS.broken_note()
     if what == "sensitivity":
         from bench.sensitivity import SENSITIVITY
 
         rows = [("name", "bound", "description")]
-        for name in SENSITIVITY.names():
-            cls = SENSITIVITY.get(name)
-            doc = (cls.__doc__ or "").strip().splitlines()[0]
-            rows.append((name, getattr(cls, "bound_kind", ""), doc))
-        return _table(rows)
+        for name, cls in SENSITIVITY.items():
+            doc = ((cls.__doc__ or "").strip().splitlines() or [""])[0]
+            rows.append((name, getattr(cls, "bound_kind", ""),
+                         doc + SENSITIVITY.origin_note(name)))
+        return _table(rows) + SENSITIVITY.broken_note()
     if what == "mappings":
         from bench.mapping import MAPPINGS
 
         rows = [("name", "output", "description")]
-        for name in MAPPINGS.names():
-            cls = MAPPINGS.get(name)
-            rows.append((name, "words" if cls.outputs_text else "vectors", cls.description))
-        return _table(rows)
+        for name, cls in MAPPINGS.items():
+            rows.append((name, "words" if cls.outputs_text else "vectors",
+                         cls.description + MAPPINGS.origin_note(name)))
+        return _table(rows) + MAPPINGS.broken_note()
     if what == "embeddings":
         from bench.embeddings import EMBEDDINGS
 
         rows = [("name", "description")]
-        for name in EMBEDDINGS.names():
-            doc = (EMBEDDINGS.get(name).__doc__ or "").strip().splitlines()[0]
-            rows.append((name, doc))
+        for name, fn in EMBEDDINGS.items():
+            doc = ((fn.__doc__ or "").strip().splitlines() or [""])[0]
+            rows.append((name, doc + EMBEDDINGS.origin_note(name)))
         rows.append(("--embedding-file PATH", "a GloVe text file or a word2vec/fastText .vec file"))
-        return _table(rows)
+        return _table(rows) + EMBEDDINGS.broken_note()
     if what == "adversaries":
         from bench.attacks.adversary import (
             ADVERSARIES,
@@ -120,10 +124,12 @@ def cmd_ls(args) -> str:
         )
 
         rows = [("name", "version", "reads", "description")]
-        for name in ADVERSARIES.names():
+        for name, cls in ADVERSARIES.items():
             rows.append((name, adversary_version(name), "+".join(sorted(adversary_accepts(name))),
-                         ADVERSARY_INFO.get(name, "")))
-        return (_table(rows) + f"default set (grid setting `adversaries`): "
+                         (ADVERSARY_INFO.get(name) or getattr(cls, "description", ""))
+                         + ADVERSARIES.origin_note(name)))
+        return (_table(rows) + ADVERSARIES.broken_note()
+                + f"default set (grid setting `adversaries`): "
                 f"{', '.join(DEFAULT_ADVERSARIES)} ('model' = the cell's model; informed and "
                 f"lexical only where the output is text); privacy = 1 - max macro-F1\n")
     raise UsageError(f"unknown listing {what!r}")  # argparse restricts choices
@@ -339,6 +345,24 @@ def cmd_report(args) -> str:
         raise UsageError(str(e)) from None
 
 
+def cmd_leaderboard(args) -> str:
+    from bench.leaderboard import LeaderboardError, build_leaderboard
+
+    try:
+        doc = build_leaderboard(args.results, args.mlflow, args.out,
+                                allow_mixed_versions=args.allow_mixed_versions,
+                                resamples=args.resamples, seed=args.seed, audits=args.audit)
+    except LeaderboardError as e:
+        raise UsageError(str(e)) from None
+    srcs = ", ".join(f"{s['id']} {s['location']} ({s['cells']} cells, {s['left_out']} left "
+                     "out)" for s in doc["sources"])
+    ranked = sum(e["rank"] is not None for e in doc["entries"])
+    return (f"leaderboard: {len(doc['entries'])} entries on {len(doc['boards'])} board(s), "
+            f"{ranked} ranked; {len(doc['conflicts'])} conflict(s), {len(doc['problems'])} "
+            f"problem(s)\n  sources: {srcs}\n  wrote {args.out}/leaderboard.json and "
+            f"{args.out}/leaderboard.html\n")
+
+
 def cmd_mlflow_sync(args) -> str:
     from bench.tracking import sync_results
 
@@ -415,18 +439,17 @@ def cmd_demo(args) -> str:
 
 # ------------------------------------------------------------------------------------ main
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bench", description="Word-level DP text privatization "
-                                "benchmark suite.")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
-    sub = p.add_subparsers(dest="command", required=True)
-
+def _add_ls_parser(sub) -> None:
+    """``bench ls``: list registered components."""
     ls = sub.add_parser("ls", help="list registered components")
     ls.add_argument("what", choices=["mechanisms", "sensitivity", "mappings", "embeddings",
                                      "datasets", "adversaries"])
     ls.add_argument("--details", action="store_true", help="datasets: print the dataset cards")
     ls.set_defaults(func=cmd_ls)
 
+
+def _add_privatize_parser(sub) -> None:
+    """``bench privatize``: privatize one text per line."""
     pr = sub.add_parser("privatize", help="privatize text: one text per line in and out")
     pr.add_argument("-m", "--mechanism", required=True)
     pr.add_argument("-e", "--epsilon", required=True, type=float)
@@ -447,6 +470,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
     pr.set_defaults(func=cmd_privatize)
 
+
+def _add_data_parser(sub) -> None:
+    """``bench data prepare``: write tokenized splits to the Parquet cache."""
     da = sub.add_parser("data", help="dataset preparation")
     dsub = da.add_subparsers(dest="data_command", required=True)
     prep = dsub.add_parser("prepare", help="write tokenized splits to the Parquet cache")
@@ -457,6 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--force", action="store_true", help="rebuild even if cached")
     prep.set_defaults(func=cmd_data)
 
+
+def _add_perf_parser(sub) -> None:
+    """``bench perf``: tokens/s per mechanism, optionally against the peers."""
     pf = sub.add_parser("perf", help="benchmark: tokens/s per mechanism (not a test)")
     pf.add_argument("--vocab-size", type=int, default=50_000)
     pf.add_argument("--tokens", type=int, default=20_000)
@@ -467,6 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder the peers were pip-installed into with --target")
     pf.set_defaults(func=cmd_perf)
 
+
+def _add_audit_parser(sub) -> None:
+    """``bench audit``: empirical lower bound on a mechanism's privacy loss."""
     au = sub.add_parser("audit", help="empirical lower bound on a mechanism's privacy loss")
     au.add_argument("-m", "--mechanism", required=True)
     au.add_argument("-e", "--epsilon", required=True, type=float)
@@ -483,11 +515,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where the status file goes (the report shows it)")
     au.set_defaults(func=cmd_audit)
 
+
+def _add_validate_parser(sub) -> None:
+    """``bench validate``: check a grid file."""
     va = sub.add_parser("validate", help="check a grid file: cells, skipped cells, errors")
     va.add_argument("grid")
     va.add_argument("--details", action="store_true", help="list every skipped cell")
     va.set_defaults(func=cmd_validate)
 
+
+def _add_run_parser(sub) -> None:
+    """``bench run``: run a grid (resumable, optionally in parallel)."""
     ru = sub.add_parser("run", help="run a grid: privatize, train, attack, measure (resumable)")
     ru.add_argument("grid")
     ru.add_argument("--results", default="results", help="results folder (default: results)")
@@ -508,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--fail-fast", action="store_true", help="stop at the first failed cell")
     ru.set_defaults(func=cmd_run)
 
+
+def _add_report_parser(sub) -> None:
+    """``bench report``: tables, plots and leaderboard.html."""
     rp = sub.add_parser("report", help="tables (md/tex/csv), plots and leaderboard.html")
     rp.add_argument("--results", default="results")
     rp.add_argument("--out", default=None, help="output folder (default: RESULTS/report)")
@@ -521,11 +562,35 @@ def build_parser() -> argparse.ArgumentParser:
                     "adversaries`")
     rp.set_defaults(func=cmd_report)
 
+
+def _add_leaderboard_parser(sub) -> None:
+    """``bench leaderboard``: results of many runs merged and ranked (docs/leaderboard.md)."""
+    lb = sub.add_parser("leaderboard", help="merge results folders / MLflow stores into one "
+                        "ranked leaderboard (leaderboard.json + leaderboard.html)")
+    lb.add_argument("results", nargs="*", help="results folders (each holding cells/)")
+    lb.add_argument("--mlflow", action="append", default=[], metavar="URI",
+                    help="an MLflow tracking URI to read cell runs from (repeatable)")
+    lb.add_argument("--out", default="leaderboard", help="output folder (default: leaderboard)")
+    lb.add_argument("--allow-mixed-versions", action="store_true",
+                    help="rank entries of different suite versions on one board")
+    lb.add_argument("--audit", action="append", default=[], metavar="DIR",
+                    help="extra `bench audit` record folders (RESULTS/audit is always read)")
+    lb.add_argument("--resamples", type=int, default=1000,
+                    help="bootstrap resamples of each score's interval (default 1000)")
+    lb.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    lb.set_defaults(func=cmd_leaderboard)
+
+
+def _add_mlflow_sync_parser(sub) -> None:
+    """``bench mlflow-sync``: back-fill MLflow from the cells."""
     ms = sub.add_parser("mlflow-sync", help="back-fill MLflow from results/cells")
     ms.add_argument("--results", default="results")
     ms.add_argument("--tracking-uri", default=None)
     ms.set_defaults(func=cmd_mlflow_sync)
 
+
+def _add_verify_parser(sub) -> None:
+    """``bench verify``: check (and repair) a results folder."""
     ve = sub.add_parser("verify", help="check a results folder: every cell's files, "
                         "checksums and hash, and the MLflow mirror (--repair fixes them)")
     ve.add_argument("--results", default="results")
@@ -537,6 +602,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write manifests for sound cells that have none (older results)")
     ve.set_defaults(func=cmd_verify)
 
+
+def _add_reference_parser(sub) -> None:
+    """``bench reference check|prune``: the committed reference results."""
     rf = sub.add_parser("reference", help="check committed reference results (report "
                         "rebuilt byte-identically, cells current, reruns bit-exact)")
     rsub = rf.add_subparsers(dest="reference_command", required=True)
@@ -558,8 +626,33 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder holding one reference folder per grid")
     rp.set_defaults(func=cmd_reference_prune)
 
+
+def _add_demo_parser(sub) -> None:
+    """``bench demo``: privatize BBC News with every mechanism."""
     de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
     de.set_defaults(func=cmd_demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``bench`` argument parser: one ``_add_*_parser`` helper per subcommand."""
+    p = argparse.ArgumentParser(prog="bench", description="Word-level DP text privatization "
+                                "benchmark suite.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    _add_ls_parser(sub)
+    _add_privatize_parser(sub)
+    _add_data_parser(sub)
+    _add_perf_parser(sub)
+    _add_audit_parser(sub)
+    _add_validate_parser(sub)
+    _add_run_parser(sub)
+    _add_report_parser(sub)
+    _add_leaderboard_parser(sub)
+    _add_mlflow_sync_parser(sub)
+    _add_verify_parser(sub)
+    _add_reference_parser(sub)
+    _add_demo_parser(sub)
     return p
 
 

@@ -1,12 +1,19 @@
-"""Tests for bench.registry: registration, duplicates, did-you-mean, lazy entries."""
+"""Tests for bench.registry: registration, duplicates, did-you-mean, lazy entries, origins and
+entry-point discovery of plugins (fake ``*.dist-info`` folders on ``sys.path``; the end-to-end
+plugin tests are in tests/test_plugins.py)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
-from bench.registry import Registry, UnknownNameError
+from bench.registry import BUILTIN, ENTRY_POINT_GROUPS, Registry, UnknownNameError
 
 
 def test_decorator_registration_returns_object():
@@ -39,7 +46,7 @@ def test_duplicate_name_is_an_error():
 
 
 def test_unknown_name_did_you_mean():
-    reg: Registry = Registry("mechanism")
+    reg: Registry = Registry("mechanism", group="")  # "": no plugins in the list
     for name in ("truncated_gumbel", "trlaplace", "mvl"):
         reg.register(name)(name)
     with pytest.raises(UnknownNameError) as info:
@@ -53,7 +60,7 @@ def test_unknown_name_did_you_mean():
 
 
 def test_unknown_name_without_close_match_has_no_hint():
-    reg: Registry = Registry("mechanism")
+    reg: Registry = Registry("mechanism", group="")
     reg.register("mvl")("x")
     with pytest.raises(UnknownNameError) as info:
         reg.get("completely_different")
@@ -80,3 +87,208 @@ def test_lazy_entry_bad_target():
     reg.register_lazy("missing_module", "no_such_module_xyz:f")
     with pytest.raises(ModuleNotFoundError):
         reg.get("missing_module")
+
+
+# ------------------------------------------------------------------------------------ plugins
+
+GROUP = "bench.testwidgets"  # a group no real distribution uses
+
+
+def fake_dist(root: Path, dist: str, entries: dict[str, str], modules: dict[str, str] = (),
+              group: str = GROUP, version: str = "0.1") -> Path:
+    """An installed-looking distribution under ``root``: ``<dist>-<version>.dist-info`` with
+    METADATA and entry_points.txt (all importlib.metadata needs), plus module files."""
+    info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in entries.items())
+    (info / "entry_points.txt").write_text(f"[{group}]\n{lines}")
+    for mod, src in dict(modules).items():
+        (root / f"{mod}.py").write_text(textwrap.dedent(src))
+    return root
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    """A fresh folder on sys.path (removed afterwards) and a unique module-name prefix."""
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(str(root))
+    prefix = f"plug_{tmp_path.name.replace('-', '_')}_"
+    yield root, prefix
+    for mod in [m for m in sys.modules if m.startswith(prefix)]:
+        del sys.modules[mod]
+
+
+def warnings_of(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.name == "bench.registry" and r.levelno == logging.WARNING]
+
+
+def test_every_kind_has_a_group_and_builtins_are_from_bench():
+    assert ENTRY_POINT_GROUPS["mechanism"] == "bench.mechanisms"
+    assert set(ENTRY_POINT_GROUPS.values()) == {
+        "bench.mechanisms", "bench.sensitivity", "bench.mappings", "bench.embeddings",
+        "bench.datasets", "bench.models", "bench.adversaries", "bench.metrics"}
+    assert Registry("mechanism").group == "bench.mechanisms"
+    assert Registry("widget").group == "" and Registry("mechanism", group="").group == ""
+    reg: Registry = Registry("widget")
+    reg.register("a")(1)
+    reg.register_lazy("b", "json:dumps")
+    assert reg.origin("a") == reg.origin("b") == BUILTIN and reg.origin_note("a") == ""
+    with pytest.raises(UnknownNameError):
+        reg.origin("c")
+
+
+def test_real_registries_have_their_groups():
+    from bench.attacks.adversary import ADVERSARIES
+    from bench.datasets import DATASETS
+    from bench.embeddings import EMBEDDINGS
+    from bench.mapping import MAPPINGS
+    from bench.mechanisms import MECHANISMS
+    from bench.metrics import METRICS
+    from bench.models import MODELS
+    from bench.sensitivity import SENSITIVITY
+
+    regs = (ADVERSARIES, DATASETS, EMBEDDINGS, MAPPINGS, MECHANISMS, METRICS, MODELS, SENSITIVITY)
+    assert sorted(r.group for r in regs) == sorted(ENTRY_POINT_GROUPS.values())
+    assert MECHANISMS.origin("tem") == BUILTIN and DATASETS.origin("bbc") == BUILTIN
+
+
+def test_plugin_is_discovered_lazily_with_its_origin(site, caplog):
+    root, pre = site
+    fake_dist(root, "bench-widgets", {"gizmo": f"{pre}mod:Gizmo"},
+              {f"{pre}mod": "class Gizmo:\n    version = '2'\n"}, version="1.2.3")
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register("alpha")(object)
+    assert not reg._discovered  # registering does not read the entry points
+    assert reg.names() == ["alpha", "gizmo"] and "gizmo" in reg and len(reg) == 2
+    assert f"{pre}mod" not in sys.modules  # listed, not imported
+    assert reg.origin("gizmo") == "bench-widgets 1.2.3"
+    assert reg.origin_note("gizmo") == " [plugin: bench-widgets 1.2.3]"
+    assert reg.plugins_note() == "plugins: gizmo [bench-widgets 1.2.3]\n"
+    assert reg.get("gizmo").version == "2" and f"{pre}mod" in sys.modules
+    assert reg.origin("alpha") == BUILTIN
+    assert warnings_of(caplog) == []
+
+
+def test_plugin_colliding_with_a_builtin_is_refused(site, caplog):
+    root, pre = site
+    fake_dist(root, "bench-evil", {"alpha": f"{pre}evil:X", "beta": f"{pre}evil:Y"},
+              {f"{pre}evil": "X = Y = 'plugin'\n"})
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register("alpha")("builtin")
+    assert reg.get("alpha") == "builtin" and reg.origin("alpha") == BUILTIN
+    assert reg.get("beta") == "plugin"
+    (msg,) = warnings_of(caplog)
+    assert "widget plugin 'alpha' from package bench-evil 0.1 is refused" in msg
+    assert "a built-in widget" in msg
+    reg.names()
+    assert len(warnings_of(caplog)) == 1  # once
+
+
+def test_builtin_registered_after_discovery_still_wins(site, caplog):
+    """Order: a registry asked for its names before all built-ins are registered (e.g. from
+    inside a package __init__) must not let a plugin take a built-in's name."""
+    root, pre = site
+    fake_dist(root, "bench-evil", {"late": f"{pre}evil:X"}, {f"{pre}evil": "X = 'plugin'\n"})
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register("early")(1)
+    assert reg.origin("late") == "bench-evil 0.1"  # discovery ran before "late" was registered
+    reg.register("late")("builtin")
+    assert reg.get("late") == "builtin" and reg.origin("late") == BUILTIN
+    (msg,) = warnings_of(caplog)
+    assert "'late' from package bench-evil 0.1 is refused" in msg
+    with pytest.raises(ValueError, match="already registered"):
+        reg.register("late")("again")  # built-in vs built-in is still an error
+
+
+def test_broken_plugin_warns_once_and_is_then_unknown(site, caplog):
+    root, pre = site
+    fake_dist(root, "bench-broken", {"bad": f"{pre}bad:X", "good": f"{pre}good:Y"},
+              {f"{pre}bad": "raise ImportError('boom: missing dependency')\n",
+               f"{pre}good": "Y = 'ok'\n"})
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register("alpha")(1)
+    assert reg.names() == ["alpha", "bad", "good"]
+    with pytest.raises(UnknownNameError, match="bench-broken 0.1, which failed to load "
+                       r"\(ImportError: boom: missing dependency\)"):
+        reg.get("bad")
+    (msg,) = warnings_of(caplog)
+    assert "widget plugin 'bad' from package bench-broken 0.1 cannot be loaded" in msg
+    assert "ImportError: boom: missing dependency" in msg
+    assert reg.names() == ["alpha", "good"] and "bad" not in reg
+    with pytest.raises(UnknownNameError, match="failed to load"):
+        reg.get("bad")
+    assert reg.items() == [("alpha", 1), ("good", "ok")]
+    assert len(warnings_of(caplog)) == 1  # exactly once
+    assert reg.origin("bad") == "bench-broken 0.1"
+    assert reg.broken() == {"bad": ("bench-broken 0.1", "ImportError: boom: missing dependency")}
+    assert reg.broken_note() == ("not loaded: widget 'bad' [plugin: bench-broken 0.1]: "
+                                 "ImportError: boom: missing dependency\n")
+
+
+def test_items_skips_a_broken_plugin_not_yet_loaded(site, caplog):
+    root, pre = site
+    fake_dist(root, "bench-broken", {"bad": f"{pre}bad:X"},
+              {f"{pre}bad": "X = 1 / 0\n"})
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register_lazy("json", "json:dumps")
+    assert reg.items() == [("json", json.dumps)]
+    assert "ZeroDivisionError" in warnings_of(caplog)[0] and len(warnings_of(caplog)) == 1
+
+
+def test_builtin_lazy_import_error_still_raises(site):
+    reg: Registry = Registry("widget", group=GROUP)
+    reg.register_lazy("missing", "no_such_module_xyz:f")
+    with pytest.raises(ModuleNotFoundError):
+        reg.items()
+
+
+def test_two_plugins_same_name_first_on_path_wins(site, caplog, tmp_path, monkeypatch):
+    root, pre = site
+    fake_dist(root, "bench-one", {"dup": f"{pre}one:X"}, {f"{pre}one": "X = 1\n"})
+    other = tmp_path / "site2"
+    fake_dist(other, "bench-two", {"dup": f"{pre}two:X"}, {f"{pre}two": "X = 2\n"})
+    monkeypatch.syspath_prepend(str(other))  # now first on sys.path
+    reg: Registry = Registry("widget", group=GROUP)
+    assert reg.get("dup") == 2 and reg.origin("dup") == "bench-two 0.1"
+    (msg,) = warnings_of(caplog)
+    assert "'dup' from package bench-one 0.1 is refused" in msg
+    assert "plugin package bench-two 0.1" in msg
+
+
+def test_plugin_module_may_register_itself_with_the_decorator(site, tmp_path, monkeypatch):
+    root, pre = site
+    reg: Registry = Registry("widget", group=GROUP)
+    monkeypatch.setattr(sys.modules[__name__], "PLUGIN_REGISTRY", reg, raising=False)
+    fake_dist(root, "bench-deco", {"deco": f"{pre}deco:Deco", "clash": f"{pre}deco:Deco"}, {
+        f"{pre}deco": f"""
+        import {__name__} as t
+
+        @t.PLUGIN_REGISTRY.register("deco")
+        class Deco:
+            pass
+
+        t.PLUGIN_REGISTRY.register("extra")(42)  # not declared: still attributed to the plugin
+        """})
+    reg.register("clash")("builtin")
+    assert reg.get("deco").__name__ == "Deco" and reg.origin("deco") == "bench-deco 0.1"
+    assert reg.get("extra") == 42 and reg.origin("extra") == "bench-deco 0.1"
+    assert reg.get("clash") == "builtin"
+
+
+def test_entry_point_without_attribute_is_ignored(site, caplog):
+    root, pre = site
+    fake_dist(root, "bench-noattr", {"mod": f"{pre}noattr"}, {f"{pre}noattr": "X = 1\n"})
+    reg: Registry = Registry("widget", group=GROUP)
+    assert reg.names() == []
+    assert "must be 'module:attr'" in warnings_of(caplog)[0]
+
+
+def test_import_bench_does_not_read_entry_points():
+    code = ("import bench, bench.mechanisms, bench.sensitivity, bench.mapping, bench.models, "
+            "bench.registry as r; print(r._scan.cache_info().misses)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.strip() == "0"

@@ -286,7 +286,13 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     audits = [a for a in (load_audits(d) for d in audit_dirs) if a is not None]
     opts = _Options(resamples, seed, audits, copies)
     boards_json, entries_json = [], []
-    for bi, board in enumerate(_boards(_rows(groups), allow_mixed_versions)):
+    rows = _rows(groups)
+    unboarded = [r for r in rows if not r.is_baseline and not _attributes(r)]
+    if unboarded:  # e.g. membership inference only: nothing to rank privacy on
+        warnings = [*warnings, f"{len(unboarded)} configuration(s) measure no private "
+                    f"attribute (e.g. {unboarded[0].dataset} · {unboarded[0].model} · "
+                    f"{unboarded[0].config}): on no board"]
+    for bi, board in enumerate(_boards(rows, allow_mixed_versions)):
         made = [_entry(board, row, opts) for row in board.rows]
         ranks = rank([sc for _e, sc, _v in made], [v for _e, _sc, v in made])
         baselines = [_baseline_json(b, board.key[2]) for b in board.baselines]
