@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps run test faults perf clean
+.PHONY: install system-deps run lint test faults perf clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -30,7 +30,11 @@ run: $(STAMP)
 	$(BIN)/bench run experiments/quickstart.yaml --jobs 2
 	$(BIN)/bench report --grid quickstart
 
-test: $(STAMP) system-deps
+# ruff with the rule set in pyproject.toml ([tool.ruff.lint]); part of `make test`.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) system-deps lint
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
 # The fault-injection tests of docs/reliability.md (they are part of `make test` too).

@@ -595,8 +595,9 @@ def audit_status(report: AuditReport) -> dict[str, Any]:
 
     Fields: ``format`` ("bench-audit/1"), ``key``, ``mechanism``, ``epsilon``, ``params``,
     ``sensitivity``, ``status`` ("PASS" or "VIOLATION"), ``claimed`` (guarantee text),
-    ``confidence``, ``draws``, ``pairs_tested`` (word pairs, the OOV probe not counted), ``n_tests``, ``max_excess`` (largest empirical
-    lower bound minus claim; > 0 only for a violation), ``violations`` (the violating rows),
+    ``confidence``, ``draws``, ``pairs_tested`` (word pairs, the OOV probe not counted),
+    ``n_tests``, ``max_excess`` (largest empirical lower bound minus claim; > 0 only for a
+    violation), ``violations`` (the violating rows),
     ``rows`` (every row), ``seconds``, ``created`` (UTC ISO time).
     """
     return _jsonable({

@@ -70,6 +70,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
 
 def cmd_ls(args) -> str:
+    """``bench ls``: the registered components of one kind, as a table."""
     what = args.what
     if what == "datasets":
         from bench.datasets import DATASETS, cli_ls
@@ -187,6 +188,7 @@ def _read_lines(path: str | None) -> list[str]:
 
 
 def cmd_privatize(args) -> str:
+    """``bench privatize``: the privatized texts (``""`` when written to ``--output``)."""
     from bench.embeddings import tokenize
     from bench.mechanisms import MECHANISMS
     from bench.privatize import Privatizer
@@ -228,6 +230,7 @@ def cmd_privatize(args) -> str:
 # ------------------------------------------------------------------------------------ data
 
 def cmd_data(args) -> str:
+    """``bench data prepare``: prepare a dataset; returns its cache folder."""
     from bench.datasets import cli_prepare
 
     config = _kv(args.set, "--set")
@@ -240,6 +243,7 @@ def cmd_data(args) -> str:
 # ------------------------------------------------------------------------------------ perf
 
 def cmd_perf(args) -> str:
+    """``bench perf``: the throughput table (``--peers``: the comparison with peers)."""
     if args.tokens < 1:
         raise UsageError(f"--tokens must be >= 1 (tokens privatized per mechanism), got "
                          f"{args.tokens}")
@@ -255,6 +259,7 @@ def cmd_perf(args) -> str:
 
 
 def cmd_audit(args) -> str:
+    """``bench audit``: the audit report; :class:`AuditViolation` on a violation."""
     from bench.audit import cli_audit
 
     _check_folder(args.results_dir, "--results-dir")
@@ -273,6 +278,7 @@ class AuditViolation(Exception):
 
 
 def cmd_validate(args) -> str:
+    """``bench validate``: the grid summary; a malformed grid is a :class:`UsageError`."""
     from bench.grid import cli_validate
 
     text, code = cli_validate(args.grid, verbose=args.details)
@@ -282,6 +288,10 @@ def cmd_validate(args) -> str:
 
 
 def cmd_run(args) -> str:
+    """``bench run``: run a grid (progress and summary on stderr); returns ``""``.
+
+    Raises :class:`RunFailed` when a cell failed.
+    """
     from bench.grid import cli_validate, load_grid
     from bench.runner import run_grid
 
@@ -337,6 +347,7 @@ def _no_cells(grid) -> str:
 
 
 def cmd_report(args) -> str:
+    """``bench report``: build the report; returns its summary."""
     from bench.report import ReportError, cli_report
 
     try:
@@ -346,6 +357,7 @@ def cmd_report(args) -> str:
 
 
 def cmd_leaderboard(args) -> str:
+    """``bench leaderboard``: write ``leaderboard.json`` and ``.html``; returns a summary."""
     from bench.leaderboard import LeaderboardError, build_leaderboard
 
     try:
@@ -364,6 +376,7 @@ def cmd_leaderboard(args) -> str:
 
 
 def cmd_mlflow_sync(args) -> str:
+    """``bench mlflow-sync``: log the cells MLflow lacks; returns the counts."""
     from bench.tracking import sync_results
 
     if not Path(args.results, "cells").is_dir():
@@ -373,6 +386,7 @@ def cmd_mlflow_sync(args) -> str:
 
 
 def cmd_reference(args) -> str:
+    """``bench reference check``: one report per grid; :class:`ReferenceMismatch` on failure."""
     from bench.reference import ReferenceError, check_reference
 
     rerun = args.rerun_cell or args.rerun
@@ -392,6 +406,7 @@ def cmd_reference(args) -> str:
 
 
 def cmd_verify(args) -> str:
+    """``bench verify``: the integrity report; :class:`VerifyFailed` if problems remain."""
     from bench.verify import verify_results
 
     try:
@@ -410,6 +425,7 @@ class VerifyFailed(Exception):
 
 
 def cmd_reference_prune(args) -> str:
+    """``bench reference prune``: remove committed cells the grid no longer has."""
     from bench.reference import ReferenceError, prune_reference
 
     lines = []
@@ -432,6 +448,7 @@ class RunFailed(Exception):
 
 
 def cmd_demo(args) -> str:
+    """``bench demo``: the output of :func:`bench.perf.run_demo`."""
     from bench.perf import run_demo
 
     return run_demo()
@@ -657,6 +674,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``bench`` command line; returns the exit code: 0, 1 (a check failed) or 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,

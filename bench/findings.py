@@ -148,7 +148,9 @@ def privacy_task(m: dict) -> str | None:
 def adversary_f1(m: dict, name: str | None = None) -> float:
     """Macro-F1 of the strongest adversary (or of ``name``) on the private attribute."""
     p = m["privacy"][privacy_task(m)]
-    return p["adversary_macro_f1"] if name is None else p["by_adversary"][name]["adversary_macro_f1"]
+    if name is None:
+        return p["adversary_macro_f1"]
+    return p["by_adversary"][name]["adversary_macro_f1"]
 
 
 def chance_entities(base: dict[int, dict]) -> float:
@@ -531,9 +533,11 @@ def tem_section(cells: list[dict]) -> list[str]:
         b = next(s for k, s in mvl.items() if k[4] == e)
         nw = lambda m: m["n_w"]  # noqa: E731
         lines.append(f"| {fmt_eps(e)} | {fmt(t_interval(values(b, utility)))} | "
-                     f"{fmt(t_interval(values(a, utility)))} | {fmt_delta(paired(a, b, utility))} | "
+                     f"{fmt(t_interval(values(a, utility)))} | "
+                     f"{fmt_delta(paired(a, b, utility))} | "
                      f"{fmt(t_interval(values(b, mia_auc)))} | "
-                     f"{fmt(t_interval(values(a, mia_auc)))} | {fmt_delta(paired(a, b, mia_auc))} | "
+                     f"{fmt(t_interval(values(a, mia_auc)))} | "
+                     f"{fmt_delta(paired(a, b, mia_auc))} | "
                      f"{fmt(t_interval(values(b, nw)))} | {fmt(t_interval(values(a, nw)))} |")
     lines.append("")
     return lines
@@ -555,6 +559,7 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Print the numbers of ``docs/findings.md`` (``--root``: the reference results)."""
     ap = argparse.ArgumentParser(prog="python -m bench.findings",
                                  description="the numbers of docs/findings.md")
     ap.add_argument("--root", default=str(REFERENCE_ROOT))

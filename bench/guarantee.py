@@ -63,7 +63,8 @@ class Guarantee:
         elif self.kind == "approx":
             text = f"({eps}, {dl})-DP"
         else:
-            text = f"{eps}·d metric DP" if not self.delta else f"({eps}, {self.delta:.3g})·d metric DP"
+            text = (f"{eps}·d metric DP" if not self.delta
+                    else f"({eps}, {self.delta:.3g})·d metric DP")
             text += f" ({self.metric})" if self.metric else ""
         if not self.proven:
             text += f" [estimated, not proven: {self.reason}]"

@@ -39,9 +39,11 @@ class Mapping:
         self.params: dict = {}
 
     def map(self, vectors: np.ndarray, index: NeighborIndex, rng: np.random.Generator):
+        """Vocabulary ids for the rows of ``vectors``, or ``None`` to keep the vectors."""
         raise NotImplementedError
 
     def describe(self) -> dict:
+        """JSON-serialisable description: name and parameters."""
         return {"name": self.name, **self.params}
 
 
@@ -54,6 +56,7 @@ class NoMapping(Mapping):
     description = "perturbed vectors are the output (vector-input models only)"
 
     def map(self, vectors, index, rng):
+        """``None``: the perturbed vectors are the output."""
         return None
 
 
@@ -65,6 +68,7 @@ class NearestMapping(Mapping):
     description = "exact nearest public-vocabulary word (Euclidean)"
 
     def map(self, vectors, index, rng):
+        """The id of the nearest vocabulary word of each row."""
         return index.search(vectors, k=1)[0][:, 0]
 
 
@@ -97,6 +101,7 @@ class VickreyMapping(Mapping):
         return p
 
     def map(self, vectors, index, rng):
+        """The 1st or, with probability 1 − P(1st), the 2nd nearest word of each row."""
         ids, d = index.search(vectors, k=2)
         p = self.probability_first(d[:, 0], d[:, 1])
         second = rng.random(len(p)) >= p

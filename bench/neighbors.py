@@ -119,7 +119,10 @@ class NeighborIndex:
         return cand, dists
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
-        """Full ``(n, |W|)`` float64 Euclidean distance matrix (for small n; selection mechanisms)."""
+        """Full ``(n, |W|)`` float64 Euclidean distance matrix.
+
+        For small n (selection mechanisms).
+        """
         queries = np.atleast_2d(np.asarray(queries, dtype=np.float64))
         sq = np.einsum("ij,ij->i", queries, queries)[:, None]
         d2 = sq - 2.0 * (queries @ self.vectors.T) + np.einsum("ij,ij->i", self.vectors,

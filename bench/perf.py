@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 
-
 from bench.embeddings import load_embedding, tokenize
 
 # (mechanism, mapping, epsilon, params, target tokens/s on the 2-core reference machine)

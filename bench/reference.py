@@ -81,7 +81,8 @@ def differences(a: Any, b: Any, path: str = "", limit: int = 20) -> list[str]:
         if isinstance(x, dict) and isinstance(y, dict):
             for k in sorted(set(x) | set(y), key=str):
                 if k not in x or k not in y:
-                    out.append(f"{p}/{k}: {'missing in the rerun' if k in x else 'new in the rerun'}")
+                    what = "missing in the rerun" if k in x else "new in the rerun"
+                    out.append(f"{p}/{k}: {what}")
                 else:
                     walk(x[k], y[k], f"{p}/{k}")
         elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):

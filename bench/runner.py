@@ -70,6 +70,7 @@ class CellLock:
         self.held = False
 
     def acquire(self) -> bool:
+        """Take the lock (a stale one is taken over); False when another run holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(2):
             try:
@@ -101,6 +102,7 @@ class CellLock:
         return False
 
     def release(self) -> None:
+        """Remove the lock file if this instance holds it."""
         if self.held:
             self.path.unlink(missing_ok=True)
             self.held = False
@@ -580,7 +582,8 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
                                                "traceback": tb})
         except OSError as e2:  # e.g. the disk is full: the cell stays missing, not half-written
             logger.error("cell %s: could not record the failure either: %s", cell.name, e2)
-        return CellResult(h, cell.name, "failed", spec=_clean(spec), error=f"{type(e).__name__}: {e}")
+        return CellResult(h, cell.name, "failed", spec=_clean(spec),
+                          error=f"{type(e).__name__}: {e}")
     finally:
         lock.release()
 
@@ -637,9 +640,11 @@ class RunSummary:
     """Lines about measurements that are not valid (e.g. privacy at chance on the baseline)."""
 
     def count(self, status: str) -> int:
+        """Number of cells with this status."""
         return sum(r.status == status for r in self.results)
 
     def text(self) -> str:
+        """The summary printed after a run: counts, warnings, failures, skipped cells."""
         lines = [f"grid {self.grid}: {len(self.results)} cells — {self.count('done')} run, "
                  f"{self.count('cached')} already done, {self.count('failed')} failed, "
                  f"{self.count('locked')} locked by another run; {len(self.skipped)} skipped "

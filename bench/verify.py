@@ -65,6 +65,7 @@ class MlflowCheck:
 
     @property
     def ok(self) -> bool:
+        """The store was readable and no cell is missing, duplicated or disagreeing."""
         return not (self.error or self.missing or self.duplicated or self.disagreeing)
 
 
@@ -333,8 +334,8 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
         try:
             check, client, runs = check_mlflow(results, uri, report.done)
         except Exception as e:  # e.g. a SQLite store a killed run left half-created
-            check, client, runs = MlflowCheck(uri, error=f"{type(e).__name__}: "
-                                              f"{str(e).splitlines()[0] if str(e) else ''}"), None, []
+            first = str(e).splitlines()[0] if str(e) else ""
+            check, client, runs = MlflowCheck(uri, error=f"{type(e).__name__}: {first}"), None, []
         report.mlflow = check
         if repair and check.error and uri == local:
             dest = quarantine(results / "mlflow.db", results, f"unusable MLflow store: "

@@ -254,6 +254,7 @@ class ExpChannel(Channel):
         return "sparse", r, c, d
 
     def excess(self, outputs: np.ndarray):
+        """See :meth:`Channel.excess`."""
         kind, *rest = self._pairs(outputs, self.cand)
         if kind == "dense":
             a = self._weights(rest[0])
@@ -284,6 +285,7 @@ class TableChannel(Channel):
                                      (len(self.cand),)).copy()
 
     def excess(self, outputs: np.ndarray):
+        """See :meth:`Channel.excess` (always sparse)."""
         sub = self.table[:, outputs].tocoo()  # (C, t)
         return "sparse", sub.col.astype(np.int64), sub.row.astype(np.int64), sub.data.astype(
             np.float64)
@@ -539,6 +541,7 @@ class InformedAdversary(Model):
         self._post: PosteriorCache | None = None
 
     def params(self) -> dict[str, Any]:
+        """The settings and, once fitted, the choices made (``chosen_*``, channel, timing)."""
         kind = channel_kind(self.privatizer)
         return {"channel": "sampled" if kind == "exact" and self.channel == "sampled" else kind,
                 "prior": self.prior, "zipf_s": self.zipf_s,
@@ -731,7 +734,8 @@ class InformedAdversary(Model):
                 if Zdev is None:
                     best = (None, which, pen, C, heads, stats)
                     break
-                score = macro_f1(np.asarray(y_dev), info.decide(linear_heads_proba(heads, Zdev, info)),
+                score = macro_f1(np.asarray(y_dev),
+                                 info.decide(linear_heads_proba(heads, Zdev, info)),
                                  None if info.multilabel else info.n_outputs)
                 if best is None or score > best[0]:
                     best = (score, which, pen, C, heads, stats)
@@ -740,5 +744,6 @@ class InformedAdversary(Model):
         return self
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """Attribute probabilities (see :meth:`Model.predict_proba`)."""
         info = self._fitted()
         return linear_heads_proba(self.heads_, self._features(X, self.features_), info)

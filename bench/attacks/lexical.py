@@ -138,8 +138,9 @@ class LexicalAdversary(Model):
     accepts = frozenset({"text"})
 
     def __init__(self, *, C: float | None = None, C_grid: Sequence[float] = DEFAULT_C_GRID,
-                 penalties: Sequence[str] = PENALTIES, min_df: int = 2, max_features: int | None = 200_000,
-                 n_classes: int | None = None, seed: int = 0) -> None:
+                 penalties: Sequence[str] = PENALTIES, min_df: int = 2,
+                 max_features: int | None = 200_000, n_classes: int | None = None,
+                 seed: int = 0) -> None:
         if C is not None and not C > 0:
             raise ValueError(f"lexical: C must be > 0, got {C}")
         grid = tuple(float(c) for c in C_grid)
@@ -161,6 +162,7 @@ class LexicalAdversary(Model):
         self.seed = int(seed)
 
     def params(self) -> dict[str, Any]:
+        """The settings and, once fitted, the chosen ``C`` and penalty."""
         return {"C": self.C, "C_grid": list(self.C_grid), "penalties": list(self.penalties),
                 "min_df": self.min_df, "max_features": self.max_features, "seed": self.seed,
                 "chosen_C": getattr(self, "C_", None),
@@ -213,5 +215,6 @@ class LexicalAdversary(Model):
 
     # -- prediction ----------------------------------------------------------------------------
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """Attribute probabilities (see :meth:`Model.predict_proba`)."""
         info = self._fitted()
         return linear_heads_proba(self.heads_, self.vectorizer_.transform(self._docs(X)), info)

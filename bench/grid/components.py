@@ -22,6 +22,7 @@ from bench.grid.schema import BASELINE, FALLBACK_MODELS, PROBE_EPSILONS
 logger = logging.getLogger(__name__)
 
 def registry(kind: str):
+    """The registry of a component kind (imported on first use); KeyError if unknown."""
     if kind == "mechanism":
         from bench.mechanisms import MECHANISMS
 
@@ -65,6 +66,7 @@ def construct(kind: str, name: str, params: Mapping[str, Any], epsilon: float = 
 
 @lru_cache(maxsize=None)
 def component_defaults(kind: str, name: str) -> dict[str, Any]:
+    """A component's parameters with their defaults (``{}`` when it cannot be built)."""
     if name == BASELINE and kind != "mapping" and kind != "sensitivity":
         return {}
     for eps in PROBE_EPSILONS:
@@ -77,6 +79,7 @@ def component_defaults(kind: str, name: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def mechanism_kind(name: str) -> str:
+    """A mechanism's kind (``"additive"`` or ``"selection"``; ``""`` if unknown)."""
     try:
         return registry("mechanism").get(name).kind
     except Exception:  # noqa: BLE001

@@ -44,6 +44,7 @@ def freeze(value: Any) -> Any:
 
 
 def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze`: mappings -> plain dicts, tuples/lists -> lists (deep)."""
     if isinstance(value, (str, int, float, type(None))):
         return value
     if isinstance(value, Mapping):

@@ -52,10 +52,12 @@ class Parser:
         self._mech_cache: dict[tuple[str, FrozenDict, float], str] = {}
 
     def file_of(self, key: str) -> Path:
+        """The file that defines ``key`` (or its top-level section); by default the grid file."""
         return self.raw.origin.get(key) or self.raw.origin.get(key.split(".")[0]) or \
             self.grid_path
 
     def fail(self, key: str, msg: str) -> GridError:
+        """A :class:`GridError` for ``key`` that names the file it comes from."""
         origin_key = key.split("[")[0]
         if origin_key.startswith("axes."):
             origin_key = ".".join(origin_key.split(".")[:2])
@@ -65,6 +67,7 @@ class Parser:
 
     # -- settings ----------------------------------------------------------------------------
     def parse_settings(self) -> dict[str, Any]:
+        """The checked settings, defaults filled in (also kept as ``self.settings``)."""
         given = self.raw.data.get("settings", {})
         s = {**SETTINGS_DEFAULTS, **given}
         k = "settings."
@@ -154,6 +157,7 @@ class Parser:
         return None
 
     def epsilon(self, value: Any, key: str) -> float:
+        """A checked ε: a finite number > 0 (a numeric string is accepted)."""
         eps = value
         if isinstance(value, str):
             try:
@@ -171,6 +175,7 @@ class Parser:
         return eps
 
     def seed(self, value: Any, key: str) -> int:
+        """A checked seed: an integer >= 0."""
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise self.fail(key, f"seed must be an integer >= 0, got {value!r}")
         return int(value)

@@ -27,6 +27,7 @@ class ClippedMechanism(AdditiveMechanism):
         self.params = {"C": self.C}
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
+        """Clip each row to L2 norm at most C (CLIPEmb)."""
         norms = np.linalg.norm(x, axis=1, keepdims=True)
         with np.errstate(divide="ignore"):
             factor = np.minimum(1.0, self.C / norms)
@@ -34,6 +35,7 @@ class ClippedMechanism(AdditiveMechanism):
 
     @property
     def dim(self) -> int:
+        """Dimension d of the space the noise is added in."""
         return self.space.shape[1]
 
     def _canonical(self, kind: str, delta: float, sensitivity) -> Guarantee:

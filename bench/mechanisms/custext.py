@@ -126,6 +126,10 @@ class CusText(SelectionMechanism):
         return out
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
+        """One draw per occurrence from the word's K-word output set.
+
+        See :meth:`SelectionMechanism.sample`.
+        """
         ids = self._lookup(ids)
         u = self.rng.random(len(ids))
         j = (self.cdf[ids] <= u[:, None]).sum(axis=1)  # inverse CDF over ≤ K entries
@@ -133,6 +137,7 @@ class CusText(SelectionMechanism):
         return self.candidates[ids, j]
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε-DP within one output set only; reported as not proven."""
         proven, reason = False, (
             "eps-DP holds only between words of the same K-word output set (Chen et al. 2023, "
             "Thm. 1); words of different sets have disjoint outputs (no guarantee across sets)")

@@ -46,7 +46,8 @@ class ClippedGaussian(ClippedMechanism):
     """
 
     name = "gaussian"
-    description = "clipped embedding + N(0, 8C^2 ln(1.25/delta)/eps^2 I) (classic, eps<=1) or analytic"
+    description = ("clipped embedding + N(0, 8C^2 ln(1.25/delta)/eps^2 I) (classic, eps<=1) "
+                   "or analytic")
     guarantee_kind = "approx"
 
     def __init__(self, *, epsilon: float, C: float = 1.0, delta: float | str = "4^-d",
@@ -72,8 +73,10 @@ class ClippedGaussian(ClippedMechanism):
             self.sigma = analytic_gaussian_sigma(self.epsilon, self.delta, 2 * self.C)
 
     def noise(self, n: int) -> np.ndarray:
+        """``n`` vectors of i.i.d. N(0, σ²) noise, shape ``(n, d)``."""
         return self.rng.normal(0.0, self.sigma, size=(n, self.dim))
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """(ε, δ)-DP for every pair of words (see the class docstring)."""
         self._check_fitted()
         return self._canonical("approx", self.delta, sensitivity)

@@ -39,7 +39,9 @@ class ClippedLaplace(ClippedMechanism):
         return self.delta1 / self.epsilon
 
     def noise(self, n: int) -> np.ndarray:
+        """``n`` vectors of i.i.d. Lap(Δ₁/ε) noise, shape ``(n, d)``."""
         return self.rng.laplace(0.0, self.scale, size=(n, self.dim))
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε-DP for every pair of words (Huang et al. 2024, Thm. 1)."""
         return self._canonical("pure", 0.0, sensitivity)

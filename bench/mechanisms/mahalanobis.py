@@ -69,7 +69,8 @@ class RegularizedMahalanobis(AdditiveMechanism):
         cov = np.atleast_2d(np.cov(self.space, rowvar=False, ddof=0))
         trace = float(np.trace(cov))
         if not trace > 0:
-            raise ValueError("mahalanobis: the vocabulary has zero variance; Σ cannot be normalised")
+            raise ValueError("mahalanobis: the vocabulary has zero variance; "
+                             "Σ cannot be normalised")
         sigma_lam = self.lam * cov * (d / trace) + (1.0 - self.lam) * np.eye(d)
         w, v = np.linalg.eigh(sigma_lam)
         if w.min() <= 1e-12 * w.max():
@@ -81,6 +82,7 @@ class RegularizedMahalanobis(AdditiveMechanism):
         self.kappa = float(1.0 / math.sqrt(w.min()))  # d_RM ≤ κ‖·‖₂
 
     def noise(self, n: int) -> np.ndarray:
+        """``n`` noise vectors l·Σ_λ^{1/2}·u, shape ``(n, d)``."""
         d = self.space.shape[1]
         u = self.rng.standard_normal((n, d))
         u /= np.linalg.norm(u, axis=1, keepdims=True)
@@ -97,12 +99,14 @@ class RegularizedMahalanobis(AdditiveMechanism):
         return np.linalg.norm(self.whiten(np.atleast_2d(a) - np.atleast_2d(b)), axis=1)
 
     def describe(self) -> dict:
+        """As :meth:`Mechanism.describe`, plus κ once fitted."""
         out = super().describe()
         if self.space is not None:
             out["kappa"] = self.kappa
         return out
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """The implied Euclidean metric-DP guarantee, multiplier κ (see the class docstring)."""
         self._check_fitted()
         return metric_guarantee(
             self.epsilon, sensitivity, scale=self.kappa,

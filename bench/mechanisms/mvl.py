@@ -67,6 +67,7 @@ class MultivariateLaplace(AdditiveMechanism):
         return self.scale_factor / self.epsilon
 
     def noise(self, n: int) -> np.ndarray:
+        """``n`` noise vectors l·u (u uniform on the unit sphere), shape ``(n, d)``."""
         d = self.space.shape[1]
         u = self.rng.standard_normal((n, d))
         u /= np.linalg.norm(u, axis=1, keepdims=True)
@@ -74,4 +75,5 @@ class MultivariateLaplace(AdditiveMechanism):
         return u * radius[:, None]
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε·d metric DP, through Δ_f unless calibrated (see the class docstring)."""
         return metric_guarantee(self.epsilon, sensitivity, calibrated=self.calibrate)

@@ -32,8 +32,8 @@ class SanText(SelectionMechanism):
     exp(−(ε/2)·(d(x, y) − min_y d(x, y))) are written into the index's reused buffer (one
     matrix product of scaled squared distances; the shift by the row minimum cancels in the
     normalisation and keeps the largest weight at 1), then one two-level inverse-CDF draw per
-    token (:func:`bench.mechanisms.base.sample_categorical`). Weights below float32's range (relative probability < 1e−38)
-    become 0; their total mass is < |W|·1e−38.
+    token (:func:`bench.mechanisms.base.sample_categorical`). Weights below float32's range
+    (relative probability < 1e−38) become 0; their total mass is < |W|·1e−38.
 
     Args:
         epsilon: ε > 0.
@@ -66,8 +66,10 @@ class SanText(SelectionMechanism):
         return s
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
+        """One draw per occurrence (see :meth:`SelectionMechanism.sample`)."""
         ids = self._lookup(ids)
         return sample_per_unique_word(self, ids, self._weights)
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε·d metric DP (see :meth:`Mechanism.guarantee`)."""
         return metric_guarantee(self.epsilon, sensitivity)

@@ -133,10 +133,12 @@ class TEM(SelectionMechanism):
         return sample_categorical(d2, rows, self.rng)
 
     def describe(self) -> dict:
+        """As :meth:`Mechanism.describe`, plus γ once fitted."""
         out = super().describe()
         if self.space is not None:
             out["gamma"] = self.gamma
         return out
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε·d metric DP (see :meth:`Mechanism.guarantee`)."""
         return metric_guarantee(self.epsilon, sensitivity)

@@ -1,7 +1,8 @@
 """High-dimensional truncated Laplace (``trlaplace``; Huang et al. 2024, Alg. 1, Thm. 3).
 
 Clip to norm C, add noise from a Laplace density truncated to a box per coordinate
-(dummy dimensions d′ > d for large ε), map back. Noise is drawn independently for every token occurrence.
+(dummy dimensions d′ > d for large ε), map back. Noise is drawn independently for every token
+occurrence.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class TruncatedLaplace(ClippedMechanism):
             -self.epsilon / (2.0 * self._root(d_eff) * math.sqrt(d_eff)))
 
     def noise(self, n: int) -> np.ndarray:
+        """``n`` vectors of i.i.d. Laplace noise truncated to [−A, A], shape ``(n, d)``."""
         shape = (n, self.dim)
         u = self.rng.random(shape)
         mass = -math.expm1(-self.alpha * self.A)  # 1 − e^{−αA}
@@ -107,6 +109,7 @@ class TruncatedLaplace(ClippedMechanism):
                         0.5 + 0.5 * (1.0 - np.exp(-a * x)) / z)
 
     def describe(self) -> dict:
+        """As :meth:`Mechanism.describe`, plus d_eff, δ, A and α once fitted."""
         out = super().describe()
         if self.space is not None:
             out.update(d_eff=self.d_eff, delta_value=self.delta, log10_delta=self.log10_delta,
@@ -119,6 +122,7 @@ class TruncatedLaplace(ClippedMechanism):
                 "(docs/audit.md), so the stated δ is not a proven bound")
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """(ε, δ)-DP as stated by Thm. 3, reported as not proven (see ``UNPROVEN``)."""
         self._check_fitted()
         g = self._canonical("approx", self.delta, sensitivity)
         reason = "; ".join(r for r in (self.UNPROVEN, g.reason) if r)

@@ -135,6 +135,7 @@ class TruncatedGumbel(SelectionMechanism):
         return cand, dist
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
+        """One draw per occurrence (see :meth:`SelectionMechanism.sample`)."""
         ids = self._lookup(ids)
         n_vocab = self.space.shape[0]
         uniq, inverse = np.unique(ids, return_inverse=True)
@@ -160,12 +161,14 @@ class TruncatedGumbel(SelectionMechanism):
         return out
 
     def describe(self) -> dict:
+        """As :meth:`Mechanism.describe`, plus b, Δmin and Δmax once fitted."""
         out = super().describe()
         if self.space is not None:
             out.update(b=self.b, delta_min=self.dmin, delta_max=self.dmax)
         return out
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε·d metric DP; not proven when ``b`` is set by hand."""
         self._check_fitted()
         if self.b_override is not None:
             return metric_guarantee(self.epsilon, sensitivity, proven=False,

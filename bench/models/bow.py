@@ -125,6 +125,7 @@ class BowClassifier(Model):
         self.seed = int(seed)
 
     def params(self) -> dict[str, Any]:
+        """The hyperparameters (see :meth:`Model.params`)."""
         return {"C": self.C, "max_iter": self.max_iter, "embedding": self.embedding,
                 "vocab_size": self.vocab_size, "class_weight": self.class_weight,
                 "tune_thresholds": self.tune_thresholds, "word_features": self.word_features,
@@ -184,6 +185,7 @@ class BowClassifier(Model):
                                   random_state=self.seed).fit(Z, y)
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """Class probabilities (see :meth:`Model.predict_proba`)."""
         info = self._fitted()
         Z = self.scaler_.transform(self._features(X))
         if self.word_features:
@@ -240,6 +242,7 @@ class MajorityClassifier(Model):
 
     def fit(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None = None,
             y_dev: np.ndarray | None = None) -> MajorityClassifier:
+        """Record the training labels' class (or per-label) frequencies."""
         self._check_input(X)
         y, info = self._check_labels(X, y, self.n_classes)
         if info.multilabel:
@@ -250,6 +253,7 @@ class MajorityClassifier(Model):
         return self
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """The training frequencies, one row per text."""
         self._fitted()
         self._check_input(X)
         return np.tile(self.prior_, (len(X), 1))

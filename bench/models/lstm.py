@@ -181,6 +181,7 @@ class LSTMClassifier(Model):
         self.num_threads = num_threads
 
     def params(self) -> dict[str, Any]:
+        """The hyperparameters (see :meth:`Model.params`)."""
         return {"hidden_size": self.hidden_size, "dropout": self.dropout, "lr": self.lr,
                 "batch_size": self.batch_size, "epochs": self.epochs, "max_len": self.max_len,
                 "pooling": self.pooling, "class_weight": self.class_weight,
@@ -315,6 +316,7 @@ class LSTMClassifier(Model):
         return out
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """Class probabilities (see :meth:`Model.predict_proba`)."""
         import torch
 
         self._fitted()

@@ -149,6 +149,7 @@ class TransformerClassifier(Model):
         self.num_threads = num_threads
 
     def params(self) -> dict[str, Any]:
+        """The hyperparameters (see :meth:`Model.params`)."""
         return {"epochs": self.epochs, "lr": self.lr, "batch_size": self.batch_size,
                 "max_length": self.max_length, "weight_decay": self.weight_decay,
                 "freeze_embeddings": self.freeze_embeddings,
@@ -247,6 +248,7 @@ class TransformerClassifier(Model):
         return out
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
+        """Class probabilities (see :meth:`Model.predict_proba`)."""
         import torch
 
         self._fitted()

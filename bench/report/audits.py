@@ -7,7 +7,8 @@ another) and gives every privatized configuration the record whose key is the on
 :func:`bench.audit.audit_key` computes from the configuration's mechanism name, ε, mechanism
 parameters and sensitivity approach. The parameters are the mechanism's own parameter record
 rebuilt from ``spec.json`` (defaults filled in, fitted statistics left out, as the audit
-records them), then the parameters of ``spec.json`` as written. Dataset, model, mapping, vocabulary and seed are not part of the key.
+records them), then the parameters of ``spec.json`` as written. Dataset, model, mapping,
+vocabulary and seed are not part of the key.
 
 Without an audit folder (most users) :func:`load_audits` returns None and the report has no
 audit column at all. A file that is not a readable ``bench-audit/1`` record is skipped with a
@@ -226,7 +227,7 @@ def load_audits(folder: str | Path, *, required: bool = False) -> AuditSet | Non
         try:
             with open(path, encoding="utf-8") as f:
                 rec = parse_record(json.load(f), path.name)
-        except (OSError, TypeError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError included
+        except (OSError, TypeError, ValueError) as e:  # incl. JSONDecodeError, UnicodeDecodeError
             out.warnings.append(f"audit record {path.name}: not a readable {AUDIT_FORMAT} "
                                 f"status record ({e}); ignored")
             continue

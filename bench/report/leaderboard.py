@@ -379,6 +379,8 @@ _JS = """
 """
 
 
+# Long (~115 lines) on purpose: it writes the page top to bottom (head, banner, header rows,
+# body rows, script) as one template; the row and cell builders above hold the logic.
 def render_leaderboard(groups: Sequence[Group], title: str = "",
                        warnings: Sequence[str] = (), audits: AuditSet | None = None,
                        adversary: str | None = None) -> str:

@@ -168,6 +168,11 @@ def resolve_grid(grid: str | Path) -> Path:
     raise ReportError(f"grid {str(grid)!r} not found (tried {', '.join(map(str, candidates))})")
 
 
+def _keep_all(spec: Mapping[str, Any]) -> bool:
+    """Spec predicate without ``--grid``: every cell is kept."""
+    return True
+
+
 def _grid_filter(grid: str | Path) -> tuple[str, Callable[[Mapping[str, Any]], bool],
                                             set[str]]:
     """(grid name, spec predicate, names of the grid's cells) for ``--grid``."""
@@ -208,7 +213,7 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
     if not cells_dir.is_dir():
         raise ReportError(f"no results under {cells_dir} (run `bench run GRID --results "
                           f"{results}` first)")
-    keep: Callable[[Mapping[str, Any]], bool] = lambda spec: True
+    keep: Callable[[Mapping[str, Any]], bool] = _keep_all
     grid_name, names = None, None
     if grid is not None:
         grid_name, keep, names = _grid_filter(grid)
@@ -424,7 +429,10 @@ class Config:
 
     @property
     def mechanism_config(self) -> str:
-        """Mechanism with its sensitivity approach and mapping, e.g. ``mvl · sens=none · map=nearest``."""
+        """Mechanism with its sensitivity approach and mapping.
+
+        E.g. ``mvl · sens=none · map=nearest``.
+        """
         return f"{self.mechanism} · sens={self.sensitivity} · map={self.mapping}"
 
 

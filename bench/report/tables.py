@@ -843,9 +843,9 @@ def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
     notes = [("Guarantee per token, with ε the configured budget (Riecker 2023, Table 5.2; "
              "Eq. 5.1 for the multiplier of a sensitivity bound the noise is not calibrated "
              "to). \"estimated from data\": a bound in the guarantee is estimated, not proven."),
-             ("Noise parameters: as used by the runs (the privatizer description in each cell); d = "
-             "dimension after the sensitivity transform; \"(spec)\": only the configured "
-             "parameters were available.")]
+             ("Noise parameters: as used by the runs (the privatizer description in each "
+             "cell); d = dimension after the sensitivity transform; \"(spec)\": only the "
+             "configured parameters were available.")]
     return Table("guarantees", f"{title_prefix}Theoretical privacy guarantees",
                  ["Sensitivity approach", "Sensitivity bound", "Mechanism", "Noise parameters",
                   "Privacy guarantee", "Proven"], rows, records, notes, align="llllll", merge=2)

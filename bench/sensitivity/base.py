@@ -58,7 +58,8 @@ def min_pairwise_distance(
 
     Returns:
         dict with ``min_distance`` (> 0), ``pair`` (indices ``(i, j)``, ``i < j``, of a closest
-        pair in ``vectors``), ``n_points`` (distinct rows), ``n_duplicate_rows``, ``n_candidates``, ``seconds``.
+        pair in ``vectors``), ``n_points`` (distinct rows), ``n_duplicate_rows``,
+        ``n_candidates``, ``seconds``.
 
     Raises:
         ValueError: fewer than two distinct rows, or non-finite values.

@@ -21,7 +21,8 @@ FILLER = ("the of and to in a is that for it as was with be by on not he this ar
           "would when if so no will more can who about up out them some time could into two "
           "then do first any my now like our over than other new also only see just these "
           "people may after most very well made way back where years much your because good "
-          "through down how should each even state those day too work year world still life").split()
+          "through down how should each even state those day too work year world still "
+          "life").split()
 
 
 def planted_corpus(n: int, seed: int, *, planted: bool = True, length: int = 60,

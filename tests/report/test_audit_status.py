@@ -1,4 +1,7 @@
-"""``bench audit`` status records in the report: matching, leaderboard, index, metrics, bad input."""
+"""``bench audit`` status records in the report.
+
+Matching, leaderboard, index, metrics, bad input.
+"""
 
 from __future__ import annotations
 

@@ -11,22 +11,24 @@ import pytest
 from bench.report import ReportError, build_report, cli_report, group_cells, load_results
 from bench.report.tables import guarantee_table, rewrite_tables, tex_escape, tradeoff_tables
 
+# "\x20\x20" at a line end: a Markdown hard line break (two trailing spaces), written
+# escaped so that editors that strip trailing whitespace keep it
 NOTES = """
 Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = \
 macro-F1 of the utility model, privacy = 1 − macro-F1 of the strongest adversary (max over the \
-adversaries run); trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2).  
+adversaries run); trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2).\x20\x20
 Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model or adversary); \
-such rows are kept and flagged (the thesis leaves them out).  
+such rows are kept and flagged (the thesis leaves them out).\x20\x20
 95% interval: t over n seeds; single run: bootstrap over test documents (1,000 resamples). Shown \
 as mean ± half-width of the Student-t interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2 seeds; as \
 mean [lo, hi] for one seed's percentile bootstrap; the bare mean where there is no interval \
-(cells from before suite 0.3.0, metrics without a bootstrap).  
+(cells from before suite 0.3.0, metrics without a bootstrap).\x20\x20
 ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval of the \
 per-seed differences (privatized − the baseline of the same seed, which shares its data split \
 and model seed) contains 0; that is the interval shown. With one seed: the privatized and the \
 baseline bootstrap intervals overlap (conservative: overlapping intervals do not prove that \
 there is no difference); a Δ of one seed has no interval of its own, and its trade-off is not \
-judged. Flag "no interval": one seed without bootstrap intervals, so no Δ could be judged.  
+judged. Flag "no interval": one seed without bootstrap intervals, so no Δ could be judged.\x20\x20
 Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the \
 trade-off exist only where the privacy measurement is valid (the adversary beats chance on the \
 unprivatized baseline); elsewhere "no valid privacy measurement" and no trade-off."""
@@ -46,7 +48,7 @@ TRADEOFF_NONE_MD = """\
 | -0.200 ± 1.271 ns | 2 | utility ≈ chance (1/2 seeds) |
 |  |  |  |  | 10 | entities | lstm | +0.000 ± 0.000 ns | +0.050 ± 0.000 | **+0.050 ± 0.000** \
 | 2 | adversary ≈ chance (2/2 seeds) |
-""" + NOTES + """  
+""" + NOTES + """\x20\x20
 Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are \
 labelled suite=&lt;version&gt;
 """
@@ -140,7 +142,8 @@ def test_guarantee_table(report) -> None:
 def test_failed_and_mixed_versions_reported(report) -> None:
     summary, out = report
     assert summary.n_cells == 12 and summary.n_groups == 7
-    assert summary.failed == ["bbc:model=lstm,mech=truncated_gumbel,sens=none,map=none,eps=1,seed=0"]
+    assert summary.failed == [
+        "bbc:model=lstm,mech=truncated_gumbel,sens=none,map=none,eps=1,seed=0"]
     text = summary.text()
     assert "1 failed" in text and "FAILED bbc:model=lstm,mech=truncated_gumbel" in text
     assert "2 suite versions (0.0.9, 0.1.0)" in text

@@ -116,6 +116,7 @@ class RandomizedResponseNeighbours(SelectionMechanism):
         return self.candidates[ids, col]
 
     def guarantee(self, sensitivity=None) -> Guarantee:
+        """ε-DP within one candidate set only; reported as not proven."""
         reason = ("eps-DP holds only between words with the same candidate set {w} + its k "
                   "nearest neighbours (k-ary randomized response); other pairs have outputs "
                   "of probability 0 under one input (unbounded privacy loss, no guarantee)")
