@@ -1,6 +1,13 @@
 """Test-wide fixtures."""
 
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -14,3 +21,38 @@ def _isolated_mlflow_uri():
     os.environ.pop("MLFLOW_TRACKING_URI", None)
     if saved is not None:
         os.environ["MLFLOW_TRACKING_URI"] = saved
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    """The URI of an `mlflow server` on 127.0.0.1 (SQLite store under ``tmp_path``), started
+    for the test and stopped after it."""
+    port = free_port()
+    exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
+    server = subprocess.Popen(
+        [exe, "server", "--host", "127.0.0.1", "--port", str(port),
+         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
+         "--default-artifact-root", str(tmp_path / "artifacts"), "--workers", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    uri = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{uri}/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise AssertionError("mlflow server did not start") from None
+                time.sleep(0.5)
+        yield uri
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -218,57 +218,26 @@ def test_two_concurrent_runners_share_the_work(grid, tmp_path):
     assert len(list(results.glob("cells/*/metrics.json"))) == 3
 
 
-def _free_port() -> int:
-    import socket
+def test_logging_to_a_real_mlflow_server(grid, tmp_path, mlflow_server):
+    """An `mlflow server` on 127.0.0.1 (tests/conftest.py) receives the grid's runs, each cell
+    with its spec, metrics and provenance as artifacts."""
+    import mlflow
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_logging_to_a_real_mlflow_server(grid, tmp_path):
-    """An `mlflow server` on 127.0.0.1 started and stopped by the test."""
-    import shutil
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    port = _free_port()
-    exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
-    server = subprocess.Popen(
-        [exe, "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--default-artifact-root", str(tmp_path / "artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    uri = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{uri}/health", timeout=2)
-                break
-            except OSError:
-                if time.time() > deadline or server.poll() is not None:
-                    raise AssertionError("mlflow server did not start") from None
-                time.sleep(0.5)
-        summary = run_grid(grid, results=tmp_path / "r", jobs=1, tracking_uri=uri)
-        assert summary.count("done") == 3
-        import mlflow
-
-        client = mlflow.MlflowClient(tracking_uri=uri)
-        exp = client.get_experiment_by_name("bench")
-        runs = client.search_runs([exp.experiment_id])
-        cells = [r for r in runs if r.data.tags.get("bench.kind") == "cell"]
-        parents = [r for r in runs if r.data.tags.get("bench.kind") == "grid"]
-        assert len(cells) == 3 and len(parents) == 1
-        assert all(r.data.tags["mlflow.parentRunId"] == parents[0].info.run_id for r in cells)
-        assert all(r.data.params["epsilon"] in ("10.0", "inf") for r in cells)
-        assert {"bench.git_commit", "bench.suite_version", "bench.dataset_hash"} <= set(
-            cells[0].data.tags)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    uri = mlflow_server
+    summary = run_grid(grid, results=tmp_path / "r", jobs=1, tracking_uri=uri)
+    assert summary.count("done") == 3
+    client = mlflow.MlflowClient(tracking_uri=uri)
+    exp = client.get_experiment_by_name("bench")
+    runs = client.search_runs([exp.experiment_id])
+    cells = [r for r in runs if r.data.tags.get("bench.kind") == "cell"]
+    parents = [r for r in runs if r.data.tags.get("bench.kind") == "grid"]
+    assert len(cells) == 3 and len(parents) == 1
+    assert all(r.data.tags["mlflow.parentRunId"] == parents[0].info.run_id for r in cells)
+    assert all(r.data.params["epsilon"] in ("10.0", "inf") for r in cells)
+    assert {"bench.git_commit", "bench.suite_version", "bench.dataset_hash"} <= set(
+        cells[0].data.tags)
+    artifacts = {a.path for a in client.list_artifacts(cells[0].info.run_id)}
+    assert artifacts == {"spec.json", "metrics.json", "provenance.json"}
 
 
 def test_mlflow_sync_backfills_once(grid, tmp_path):

@@ -4,15 +4,6 @@ MLflow's search API (started on 127.0.0.1 by the test and stopped again)."""
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
-import pytest
 
 from bench.leaderboard import build, read_sources
 from bench.leaderboard.sources import provenance_record
@@ -40,38 +31,6 @@ def test_provenance_record_fills_every_key():
     assert provenance_record(None, "0.1") == {"suite_version": "0.1", "commit": None,
                                               "machine": None, "date": None, "run_by": None}
     assert provenance_record({"machine": "x", "extra": 1})["machine"] == "x"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def mlflow_server(tmp_path):
-    port = _free_port()
-    exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
-    server = subprocess.Popen(
-        [exe, "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--default-artifact-root", str(tmp_path / "artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    uri = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{uri}/health", timeout=2)
-                break
-            except OSError:
-                if time.time() > deadline or server.poll() is not None:
-                    raise AssertionError("mlflow server did not start") from None
-                time.sleep(0.5)
-        yield uri
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_mlflow_server_source_merges_with_its_folder(tmp_path, mlflow_server, monkeypatch):
