@@ -15,7 +15,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from bench.leaderboard.merge import MergedCell, merge
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.sources import Source
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
+from bench.report.leaderboard import Row, rows_by_config
 from bench.report.privacy import GroupPrivacy, group_privacy, select_privacy
 from bench.report.results import CellRecord, Group, dig, group_cells
 from bench.report.tables import describe_guarantee
@@ -37,45 +38,12 @@ MIXED = "mixed"
 """``suite_version`` of a board that ranks several suite versions together."""
 
 
-@dataclass
-class _Row:
-    """One configuration across ε (the report's leaderboard row)."""
-
-    dataset: str
-    model: str
-    sensitivity: str
-    mechanism: str
-    mapping: str
-    suite: str
-    config: str
-    by_eps: dict[float, Group] = field(default_factory=dict)
-
-    @property
-    def is_baseline(self) -> bool:
-        return self.mechanism == "none"
-
-    def records(self) -> list[CellRecord]:
-        return [r for _e, g in sorted(self.by_eps.items()) for r in g.records]
-
-
-def _rows(groups: Iterable[Group]) -> list[_Row]:
-    rows: dict[tuple, _Row] = {}
-    for g in groups:
-        c = g.config
-        key = (c.dataset, c.model, c.sensitivity, c.mechanism != "none", c.mechanism,
-               c.mapping, c.suite_version)
-        row = rows.setdefault(key, _Row(c.dataset, c.model, c.sensitivity, c.mechanism,
-                                        c.mapping, c.suite_version, c.mechanism_config))
-        row.by_eps[c.epsilon] = g
-    return [rows[k] for k in sorted(rows)]
-
-
-def _utility_task(row: _Row) -> str:
+def _utility_task(row: Row) -> str:
     tasks = {str(dig(r.metrics, "utility", "task") or "utility") for r in row.records()}
     return " / ".join(sorted(tasks))
 
 
-def _attributes(row: _Row) -> list[str]:
+def _attributes(row: Row) -> list[str]:
     names: set[str] = set()
     for r in row.records():
         names |= {k for k, v in (r.metrics.get("privacy") or {}).items() if isinstance(v, dict)}
@@ -129,13 +97,13 @@ def _cells_json(g: Group, copies: Mapping[str, MergedCell]) -> list[dict[str, An
     return out
 
 
-def _audit(row: _Row, audits: Sequence[AuditSet]) -> str:
+def _audit(row: Row, audits: Sequence[AuditSet]) -> str:
     if row.is_baseline:
         return ""
     found = []
     for _eps, g in sorted(row.by_eps.items()):
-        rec = next((a.match(g) for a in audits if a.match(g) is not None), None)
-        found.append(rec)
+        matches = (a.match(g) for a in audits)
+        found.append(next((r for r in matches if r is not None), None))
     if any(r is not None and r.violation for r in found):
         return "VIOLATION"
     if found and all(r is not None for r in found):
@@ -143,7 +111,7 @@ def _audit(row: _Row, audits: Sequence[AuditSet]) -> str:
     return NOT_AUDITED
 
 
-def _guarantee(row: _Row) -> str:
+def _guarantee(row: Row) -> str:
     texts: list[str] = []
     for r in row.records():
         gd = r.metrics.get("guarantee")
@@ -157,14 +125,14 @@ def _guarantee(row: _Row) -> str:
 @dataclass
 class _Board:
     key: tuple[str, str, str, str]
-    rows: list[_Row] = field(default_factory=list)
-    baselines: list[_Row] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    baselines: list[Row] = field(default_factory=list)
 
 
 _SUITE_LABEL = re.compile(r"\(suite=[^,()]*\)|, suite=[^,()]*|suite=[^,()]*, ")
 
 
-def _boards(rows: Sequence[_Row], allow_mixed: bool) -> list[_Board]:
+def _boards(rows: Sequence[Row], allow_mixed: bool) -> list[_Board]:
     boards: dict[tuple[str, str, str, str], _Board] = {}
     for row in rows:
         # with several suite versions the report labels datasets "suite=<v>"; a mixed board
@@ -177,7 +145,7 @@ def _boards(rows: Sequence[_Row], allow_mixed: bool) -> list[_Board]:
     return [boards[k] for k in sorted(boards)]
 
 
-def _baseline_for(board: _Board, row: _Row) -> _Row | None:
+def _baseline_for(board: _Board, row: Row) -> Row | None:
     same = [b for b in board.baselines if b.model == row.model]
     return next((b for b in same if b.suite == row.suite), same[0] if same else None)
 
@@ -190,7 +158,7 @@ class _Options:
     copies: dict[str, MergedCell]
 
 
-def _rng(seed: int, key: tuple, row: _Row) -> np.random.Generator:
+def _rng(seed: int, key: tuple, row: Row) -> np.random.Generator:
     """The bootstrap stream of one entry: the leaderboard's seed and the entry's identity, so
     an entry's interval does not depend on which other entries are on the board."""
     ident = json.dumps([list(key), row.dataset, row.model, row.sensitivity, row.mechanism,
@@ -198,7 +166,7 @@ def _rng(seed: int, key: tuple, row: _Row) -> np.random.Generator:
     return np.random.default_rng([seed, int(hashlib.sha256(ident.encode()).hexdigest()[:15], 16)])
 
 
-def _entry(board: _Board, row: _Row, opts: _Options,
+def _entry(board: _Board, row: Row, opts: _Options,
            ) -> tuple[dict[str, Any], Score | None, bool]:
     """One entry's JSON (without id/rank), its score and whether it has an audit violation."""
     attr = board.key[2]
@@ -247,7 +215,7 @@ def _entry(board: _Board, row: _Row, opts: _Options,
     return entry, sc, audit == "VIOLATION"
 
 
-def _baseline_json(row: _Row, attr: str) -> dict[str, Any]:
+def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
     g = next(iter(row.by_eps.values()))
     gp = group_privacy(g, attr)
     u = g.stat(lambda m: m["utility"]["macro_f1"])
@@ -286,7 +254,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     audits = [a for a in (load_audits(d) for d in audit_dirs) if a is not None]
     opts = _Options(resamples, seed, audits, copies)
     boards_json, entries_json = [], []
-    rows = _rows(groups)
+    rows = rows_by_config(groups)
     unboarded = [r for r in rows if not r.is_baseline and not _attributes(r)]
     if unboarded:  # e.g. membership inference only: nothing to rank privacy on
         warnings = [*warnings, f"{len(unboarded)} configuration(s) measure no private "

@@ -84,8 +84,23 @@ class Row:
     by_eps: dict[float, Group] = field(default_factory=dict)
     pareto: list[float] = field(default_factory=list)
 
+    @property
+    def is_baseline(self) -> bool:
+        """Whether this is the unprivatized baseline."""
+        return self.mechanism == "none"
 
-def _rows(groups: Sequence[Group]) -> list[Row]:
+    @property
+    def config(self) -> str:
+        """The mechanism with its sensitivity approach and mapping (``Config.mechanism_config``)."""
+        return f"{self.mechanism} · sens={self.sensitivity} · map={self.mapping}"
+
+    def records(self) -> list[CellRecord]:
+        """Every cell of the row, in ε order."""
+        return [r for _e, g in sorted(self.by_eps.items()) for r in g.records]
+
+
+def rows_by_config(groups: Sequence[Group]) -> list[Row]:
+    """The groups (one configuration at one ε each) gathered into rows over ε, sorted."""
     rows: dict[tuple, Row] = {}
     for g in groups:
         c = g.config
@@ -398,7 +413,7 @@ def render_leaderboard(groups: Sequence[Group], title: str = "",
     Returns:
         The HTML text.
     """
-    rows = _rows(groups)
+    rows = rows_by_config(groups)
     tasks = _tasks(groups)
     pareto_points(rows, tasks)
     ranks = rank_entries(rows, tasks)
