@@ -1,7 +1,8 @@
 """The ``bench`` console script.
 
 Commands:
-    bench ls mechanisms|sensitivity|mappings|embeddings|datasets|adversaries [--details]
+    bench ls mechanisms|sensitivity|mappings|embeddings|datasets|adversaries|rewriters
+             [--details]
     bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
@@ -133,6 +134,18 @@ def cmd_ls(args) -> str:
                 + f"default set (grid setting `adversaries`): "
                 f"{', '.join(DEFAULT_ADVERSARIES)} ('model' = the cell's model; informed and "
                 f"lexical only where the output is text); privacy = 1 - max macro-F1\n")
+    if what == "rewriters":
+        from bench.rewriters import REWRITERS
+
+        rows = [("name", "version", "reads", "writes", "description")]
+        for name, cls in REWRITERS.items():
+            rows.append((name, str(getattr(cls, "version", "1")), "vectors", "words",
+                         cls.description + REWRITERS.origin_note(name)))
+        return (_table(rows) + REWRITERS.broken_note()
+                + "grid axis `rewriter` (default none); trained on a public corpus (parameter "
+                "`corpus`: public = the dataset's held-apart part, or a dataset name), or on "
+                "the evaluated train split with settings.rewriter_fit_on: private (guarantee "
+                "void)\n")
     raise UsageError(f"unknown listing {what!r}")  # argparse restricts choices
 
 
@@ -460,7 +473,7 @@ def _add_ls_parser(sub) -> None:
     """``bench ls``: list registered components."""
     ls = sub.add_parser("ls", help="list registered components")
     ls.add_argument("what", choices=["mechanisms", "sensitivity", "mappings", "embeddings",
-                                     "datasets", "adversaries"])
+                                     "datasets", "adversaries", "rewriters"])
     ls.add_argument("--details", action="store_true", help="datasets: print the dataset cards")
     ls.set_defaults(func=cmd_ls)
 

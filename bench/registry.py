@@ -22,6 +22,7 @@ kind (``Registry.kind``)   entry-point group     what the entry point names
 ``model``                  ``bench.models``      a ``bench.models.base.Model`` class
 ``adversary``              ``bench.adversaries`` a ``Model`` class (attribute adversary)
 ``metric``                 ``bench.metrics``     a ``bench.metrics.MetricInfo`` record
+``rewriter``               ``bench.rewriters``   a ``bench.rewriters.Rewriter`` class
 =========================  ====================  ==========================================
 
 Rules (docs/plugins.md):
@@ -73,6 +74,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "model": "bench.models",
     "adversary": "bench.adversaries",
     "metric": "bench.metrics",
+    "rewriter": "bench.rewriters",
 }
 """Registry kind -> the entry-point group its plugins are declared in."""
 

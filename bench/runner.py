@@ -317,6 +317,10 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
     split = ds.splits
     names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
                                           cell.output)
+    if cell.has_rewriter:
+        from bench.rewriters.base import rewritten_adversaries
+
+        names, left_out = rewritten_adversaries(names, left_out)
     privatizer = None
     out: dict[str, Any] = {}
     for task_name, ptask in ds.privacy_tasks.items():
@@ -360,6 +364,10 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     if not cell.is_baseline:
         metrics["guarantee"] = pstats.get("guarantee")
         metrics["n_w"] = pstats.get("n_w")
+    t0 = time.perf_counter()
+    if cell.has_rewriter:  # privatized vectors -> text (bench.rewriters.pipeline)
+        corpus = _rewritten(cell, ds, docs, corpus, results, metrics)
+    rewriter_s = time.perf_counter() - t0
     split = ds.splits
     Xtr, Xdev, Xte = (_subset(corpus, split[s]) for s in ("train", "dev", "test"))
     task = ds.utility_task
@@ -377,6 +385,12 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     if s.get("rewrite_metrics") and cell.output == "text" and not cell.is_baseline:
         # the baseline's text is the original: its rewrite scores are the identity, not measured
         metrics["rewrite"] = _rewrite(s, split["test"], docs, corpus)
+        if cell.has_rewriter:
+            from bench.rewriters.pipeline import reference_scores
+
+            metrics["rewrite"]["loss"] = metrics["rewriter"]["test_loss"]
+            metrics["rewrite_reference"] = reference_scores(cell, ds, docs, results / "cache",
+                                                            _embedding(cell))
     rewrite_s = time.perf_counter() - t0
     n_tok = pstats.get("n_tokens") or 0
     priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
@@ -385,8 +399,24 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
                           "utility_fit_seconds": metrics["utility"]["fit_seconds"],
                           "adversary_seconds": adv_s, "mia_seconds": mia_s,
                           "rewrite_seconds": rewrite_s,
+                          **({"rewriter_seconds": rewriter_s} if cell.has_rewriter else {}),
                           "total_seconds": time.perf_counter() - t_start}
     return metrics
+
+
+def _rewritten(cell: Cell, ds, docs: list[list[str]], vectors: list, results: Path,
+               metrics: dict[str, Any]) -> list[list[str]]:
+    """The cell's privatized vectors rewritten to text by its rewriter
+    (:func:`bench.rewriters.pipeline.rewrite_cell`); records ``metrics["rewriter"]`` and, when
+    the rewriter was trained on the evaluated data, marks the guarantee void."""
+    from bench.rewriters.pipeline import rewrite_cell
+
+    tokens, rstats = rewrite_cell(cell, ds, docs, vectors, results / "cache", _embedding(cell))
+    metrics["rewriter"] = rstats
+    if rstats.get("guarantee_void") and metrics.get("guarantee"):
+        metrics["guarantee"] = dict(metrics["guarantee"], void=True,
+                                    void_reason=rstats["void_reason"])
+    return tokens
 
 
 def _utility(cell: Cell, task, split: dict, X: tuple[list, list, list],
@@ -693,8 +723,8 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
 
 def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
     """Sum of the per-cell runtimes of the cells run in this invocation, by stage."""
-    keys = ("privatize_seconds", "utility_fit_seconds", "adversary_seconds", "mia_seconds",
-            "rewrite_seconds", "load_seconds")
+    keys = ("privatize_seconds", "rewriter_seconds", "utility_fit_seconds", "adversary_seconds",
+            "mia_seconds", "rewrite_seconds", "load_seconds")
     out = dict.fromkeys(keys, 0.0)
     for r in outcomes:
         rt = r.metrics.get("runtime", {}) if r.status == "done" else {}

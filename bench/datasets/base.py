@@ -301,6 +301,10 @@ class Dataset:
     """The dataset card, with measured size, class balance and split sizes."""
     config: dict[str, Any] = field(default_factory=dict)
     """The fully resolved configuration it was built with."""
+    public_texts: list[str] = field(default_factory=list)
+    """The held-apart public part (config ``public``): texts in none of the splits, held apart
+    before the subsample; only a rewriter trains on them (:mod:`bench.rewriters`). Empty when
+    nothing is held apart."""
 
     def __post_init__(self) -> None:
         n = len(self.texts)
@@ -351,9 +355,18 @@ class Dataset:
     def content_hash(self) -> str:
         """sha256 over the texts, every task's name/kind/role/classes/labels and the group ids.
 
-        Independent of the split seed; used (with the preparation config) for cache keys.
+        Independent of the split seed; used (with the preparation config) for cache keys. A
+        held-apart public part is covered too (only when there is one, so the hash of a
+        dataset without it is what it always was).
         """
-        return content_hash(self.texts, self.tasks.values(), self.groups)
+        h = content_hash(self.texts, self.tasks.values(), self.groups)
+        if not self.public_texts:
+            return h
+        pub = hashlib.sha256(b"bench.dataset.public.v1\0" + h.encode("ascii"))
+        for text in self.public_texts:
+            b = text.encode("utf-8")
+            pub.update(len(b).to_bytes(8, "little") + b)
+        return pub.hexdigest()
 
 
 def content_hash(texts: Sequence[str], tasks: Any, groups: np.ndarray | None) -> str:
@@ -456,6 +469,9 @@ COMMON_OPTIONS: dict[str, str] = {
     "mia_split": "members/non-members/shadow fractions of all texts (default 0.25, 0.25, 0.5)",
     "split_by_group": "keep every group (speaker/user) inside one split",
     "subsample": "keep a seeded random subset: a fraction in (0, 1] or a count",
+    "public": "hold apart a seeded, stratified part of the corpus as public data (a fraction in "
+    "(0, 1) or a count >= 1), before the subsample: it is in no split; only a rewriter trains "
+    "on it",
     "max_tokens": "tokens kept per text by `bench data prepare` (None = all)",
     "stratify": "task whose labels stratify the subsample and the splits (default: the "
     "dataset's own choice, usually the utility task); a multilabel task stratifies by each "
@@ -484,6 +500,7 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         "mia_split": DEFAULT_MIA_SPLIT,
         "split_by_group": spec.split_by_group,
         "subsample": None,
+        "public": None,
         "max_tokens": spec.max_tokens,
         "stratify": spec.stratify,
     }
@@ -506,6 +523,16 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         raise DatasetConfigError(
             f"dataset {spec.name!r}: stratify must be a task name or None, got {strat!r}"
         )
+    pub = out["public"]
+    if pub is not None:
+        ok = (isinstance(pub, float) and 0 < pub < 1) or (
+            isinstance(pub, (int, np.integer)) and not isinstance(pub, bool) and pub >= 1
+        )
+        if not ok:
+            raise DatasetConfigError(
+                f"dataset {spec.name!r}: public must be a fraction in (0, 1) or a count >= 1 "
+                f"(the texts held apart as public data), got {pub!r}"
+            )
     sub = out["subsample"]
     if sub is not None:
         ok = (isinstance(sub, float) and 0 < sub <= 1) or (
@@ -562,6 +589,11 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
             f"dataset {spec.name!r}: stratify={strat_name!r} is not one of its tasks "
             f"({', '.join(t.name for t in tasks)})"
         )
+    public: list[str] = []
+    if config.get("public") is not None:
+        texts, tasks, groups, public = _hold_apart(spec, texts, tasks, groups, strat_name,
+                                                   config)
+        n = len(texts)
     sub = config["subsample"]
     if sub is not None:
         count = int(round(sub * n)) if isinstance(sub, float) else min(int(sub), n)
@@ -582,9 +614,38 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
         spec.card,
         size=len(texts),
         class_balance={t.name: t.counts() for t in tasks},
-        split_sizes={k: int(len(v)) for k, v in splits.items()},
+        split_sizes={k: int(len(v)) for k, v in splits.items()}
+        | ({"public": len(public)} if public else {}),
     )
-    return Dataset(spec.name, texts, task_map, groups, splits, card, dict(config))
+    return Dataset(spec.name, texts, task_map, groups, splits, card, dict(config), public)
+
+
+PUBLIC_SEED_OFFSET = 1_000_003
+"""Added to the dataset seed for the public part's draw, so it is independent of the
+subsample's and the splits' draws."""
+
+
+def _hold_apart(spec: DatasetSpec, texts: list[str], tasks: list[Task],
+                groups: np.ndarray | None, strat_name: str, config: dict[str, Any]
+                ) -> tuple[list[str], list[Task], np.ndarray | None, list[str]]:
+    """Split off the public part (config ``public``): a seeded part stratified like the
+    subsample; returns the remaining texts, tasks and groups and the public texts (corpus
+    order)."""
+    n = len(texts)
+    pub = config["public"]
+    count = int(round(pub * n)) if isinstance(pub, float) else int(pub)
+    if count < 1 or n - count < 2:
+        raise DatasetConfigError(
+            f"dataset {spec.name!r}: public={pub!r} holds apart {count} of {n} texts; at least "
+            f"1 must be held apart and 2 must remain"
+        )
+    (held,) = partition(strata(tasks, strat_name), (count / n,),
+                        config["seed"] + PUBLIC_SEED_OFFSET, "public part")
+    held = np.sort(held[:count])
+    keep = np.setdiff1d(np.arange(n), held)
+    public = [texts[i] for i in held.tolist()]
+    return ([texts[i] for i in keep.tolist()], [t.take(keep) for t in tasks],
+            groups[keep] if groups is not None else None, public)
 
 
 def load_dataset(name: str, **config: Any) -> Dataset:

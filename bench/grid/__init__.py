@@ -40,6 +40,7 @@ from bench.grid.schema import (
     BASELINE,
     FALLBACK_MODELS,
     METRIC_GROUPS,
+    OPTIONAL_SETTINGS,
     REQUIRED_AXES,
     SETTINGS_DEFAULTS,
     TOP_KEYS,
@@ -50,6 +51,7 @@ from bench.grid.summary import cli_validate, validate_text
 __all__ = [
     "AXES",
     "AXIS_DEFAULTS",
+    "OPTIONAL_SETTINGS",
     "BASELINE",
     "FALLBACK_MODELS",
     "METRIC_GROUPS",

@@ -57,8 +57,13 @@ class Cell:
     """The grid's settings for this cell (``models`` replaced by ``model_defaults``, the
     hyperparameters of this cell's model only, so other models' settings do not change it)."""
     versions: FrozenDict = field(default_factory=FrozenDict)
-    """Component versions (``dataset``, ``model``, ``mechanism``, ``sensitivity``, ``mapping``)
-    and ``adversaries``: the attribute adversaries of the cell as ``"name=version,..."``."""
+    """Component versions (``dataset``, ``model``, ``mechanism``, ``sensitivity``, ``mapping``,
+    ``rewriter``) and ``adversaries``: the attribute adversaries of the cell as
+    ``"name=version,..."``."""
+    rewriter: str = "none"
+    """Registered rewriter name (:mod:`bench.rewriters`), ``"none"`` for cells without one."""
+    rewriter_params: FrozenDict = field(default_factory=FrozenDict)
+    """Rewriter parameters, its training ``corpus`` included (so the hash covers it)."""
 
     # -- identity ----------------------------------------------------------------------------
     @property
@@ -67,9 +72,14 @@ class Cell:
         return self.mechanism == BASELINE
 
     @property
+    def has_rewriter(self) -> bool:
+        """Whether a rewriter turns the privatized vectors into text."""
+        return self.rewriter != "none"
+
+    @property
     def output(self) -> str:
         """What the privatization hands the model: ``"text"`` or ``"vectors"``."""
-        if self.is_baseline or self.mapping != "none":
+        if self.is_baseline or self.mapping != "none" or self.has_rewriter:
             return "text"
         return "vectors" if mechanism_kind(self.mechanism) == "additive" else "text"
 
@@ -92,7 +102,10 @@ class Cell:
             "settings": thaw(self.settings),
             # the attribute adversaries run on this cell, ``name=version`` (bench.attacks)
             "adversaries": v.get("adversaries"),
-        } | ({"metrics": v["metrics"]} if v.get("metrics") is not None else {})
+        } | ({"metrics": v["metrics"]} if v.get("metrics") is not None else {}) | (
+            # only cells with a rewriter carry the key: every other cell keeps its hash
+            {"rewriter": {"name": self.rewriter, "params": thaw(self.rewriter_params),
+                          "version": v.get("rewriter")}} if self.has_rewriter else {})
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any]) -> Cell:
@@ -104,6 +117,9 @@ class Cell:
         for key in ("adversaries", "metrics"):
             if spec.get(key) is not None:
                 versions[key] = spec[key]
+        rw = spec.get("rewriter") or {"name": "none", "params": {}}
+        if rw.get("version") is not None:
+            versions["rewriter"] = rw["version"]
         return cls(
             dataset=spec["dataset"]["name"], dataset_config=freeze(spec["dataset"]["config"]),
             model=spec["model"]["name"], model_params=freeze(spec["model"]["params"]),
@@ -113,7 +129,8 @@ class Cell:
             sensitivity_params=freeze(spec["sensitivity"]["params"]),
             mapping=spec["mapping"]["name"], mapping_params=freeze(spec["mapping"]["params"]),
             epsilon=math.inf if eps == "inf" else float(eps), seed=int(spec["seed"]),
-            settings=freeze(spec["settings"]), versions=freeze(versions))
+            settings=freeze(spec["settings"]), versions=freeze(versions),
+            rewriter=rw["name"], rewriter_params=freeze(rw["params"]))
 
     @property
     def hash(self) -> str:
@@ -153,6 +170,9 @@ class Cell:
             f"eps={_fmt_value(self.epsilon)}",
             f"seed={self.seed}",
         ]
+        if self.has_rewriter:
+            rw = _nondefault("rewriter", self.rewriter, self.rewriter_params)
+            parts.insert(4, f"rw={self.rewriter}{rw}")
         return f"{ds}:{','.join(parts)}"
 
     def model_kwargs(self) -> dict[str, Any]:

@@ -43,6 +43,10 @@ def registry(kind: str):
         from bench.embeddings import EMBEDDINGS
 
         return EMBEDDINGS
+    if kind == "rewriter":
+        from bench.rewriters import REWRITERS
+
+        return REWRITERS
     raise KeyError(kind)
 
 
@@ -61,13 +65,17 @@ def construct(kind: str, name: str, params: Mapping[str, Any], epsilon: float = 
         from bench.mapping import make_mapping
 
         return make_mapping(name, **p)
+    if kind == "rewriter":
+        from bench.rewriters import make_rewriter
+
+        return make_rewriter(name, **p)
     raise KeyError(kind)
 
 
 @lru_cache(maxsize=None)
 def component_defaults(kind: str, name: str) -> dict[str, Any]:
     """A component's parameters with their defaults (``{}`` when it cannot be built)."""
-    if name == BASELINE and kind != "mapping" and kind != "sensitivity":
+    if name == BASELINE and kind not in ("mapping", "sensitivity"):
         return {}
     for eps in PROBE_EPSILONS:
         try:

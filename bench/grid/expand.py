@@ -115,7 +115,7 @@ class _Expander:
         self._cell_settings = {k: v for k, v in settings.items() if k != "models"}
         self._settings_for: dict[str, FrozenDict] = {}
         self._mappings: dict[str, Entry] = {}
-        self._adversaries: dict[tuple[str, str], tuple[str, list]] = {}
+        self._adversaries: dict[tuple[str, str, bool], tuple[str, list]] = {}
         self.datasets: dict[tuple[str, FrozenDict], Entry] = {}
         self.models: dict[tuple[str, FrozenDict], Entry] = {}
 
@@ -135,13 +135,17 @@ class _Expander:
             self._mappings[name] = self.p.named("mapping", name, "axes.mapping (default)")
         return self._mappings[name]
 
-    def adversaries_for(self, model_name: str, output: str) -> tuple[str, list]:
+    def adversaries_for(self, model_name: str, output: str, rewriter: bool = False
+                        ) -> tuple[str, list]:
         """``"name=version,..."`` of the cell's adversaries (hashed) and those left out."""
-        key = (model_name, output)
+        key = (model_name, output, rewriter)
         if key not in self._adversaries:
             from bench.attacks.adversary import adversary_version, resolve_adversaries
+            from bench.rewriters.base import rewritten_adversaries
 
             names, left = resolve_adversaries(self.settings["adversaries"], model_name, output)
+            if rewriter:
+                names, left = rewritten_adversaries(names, left)
             self._adversaries[key] = (
                 ",".join(f"{n}={adversary_version(n)}" for n in names), left)
         return self._adversaries[key]
@@ -156,32 +160,40 @@ class _Expander:
         return cell, ds.extra
 
     def make(self, ds: Entry, model: Entry, mech: Entry, sens: Entry, mapping: Entry,
-             eps: float, seed: int) -> tuple[Cell, str]:
+             rw: Entry, eps: float, seed: int) -> tuple[Cell, str]:
         """A privatized cell and its skip reason ('' when it can run)."""
         out = "vectors" if (mech.extra.kind == "additive" and
                             not mapping.extra.outputs_text) else "text"
-        advs, adv_left = self.adversaries_for(model.name, out)
+        rw_params, rw_skip = FrozenDict(), ""
+        if rw.name != "none":
+            rw_params, rw_skip = self.p.rewriter_params(rw, ds, out)
+            out = "text"  # the rewriter writes text for the model and the adversaries
+        advs, adv_left = self.adversaries_for(model.name, out, rw.name != "none")
         versions = {"dataset": ds.version, "model": model.version, "mechanism": mech.version,
                     "sensitivity": sens.version, "mapping": mapping.version,
                     "adversaries": advs}
+        if rw.name != "none":
+            versions["rewriter"] = rw.version
         if self.settings["rewrite_metrics"] and out == "text":  # the cells that compute them
             from bench.metrics import REWRITE_METRICS, metric_versions
 
             versions["metrics"] = metric_versions(REWRITE_METRICS)
         cell = Cell(ds.name, ds.params, model.name, model.params, mech.name, mech.params,
                     sens.name, sens.params, mapping.name, mapping.params, eps, seed,
-                    self.settings_for(model.name), freeze(versions))
-        return cell, skip_reason(self.p, ds, model, mech, mapping, eps, out, adv_left)
+                    self.settings_for(model.name), freeze(versions), rw.name, rw_params)
+        return cell, (skip_reason(self.p, ds, model, mech, mapping, eps, out, adv_left)
+                      or rw_skip)
 
     def expand(self, per_axis: dict[str, list[Any] | None]) -> Iterator[tuple[Cell, str]]:
         """Cells of a (sub-)product in AXES order (the first axis varies slowest)."""
         for ds, model, mech, sens in product(per_axis["dataset"], per_axis["model"],
                                              per_axis["mechanism"], per_axis["sensitivity"]):
             maps = per_axis["mapping"] or [self.natural_mapping(mech)]
-            for mapping, eps, seed in product(maps, per_axis["epsilon"], per_axis["seed"]):
+            for mapping, rw, eps, seed in product(maps, per_axis["rewriter"],
+                                                  per_axis["epsilon"], per_axis["seed"]):
                 self.datasets.setdefault((ds.name, ds.params), ds)
                 self.models.setdefault((model.name, model.params), model)
-                yield self.make(ds, model, mech, sens, mapping, eps, seed)
+                yield self.make(ds, model, mech, sens, mapping, rw, eps, seed)
 
     def baselines(self, cells: list[tuple[Cell, str]]) -> list[tuple[Cell, str]]:
         """One baseline per dataset x model x seed among ``cells``, in first-seen order."""

@@ -14,7 +14,15 @@ from typing import Any
 
 import yaml
 
-from bench.grid.schema import AXES, REQUIRED_AXES, SETTINGS_DEFAULTS, TOP_KEYS, GridError, unknown
+from bench.grid.schema import (
+    AXES,
+    OPTIONAL_SETTINGS,
+    REQUIRED_AXES,
+    SETTINGS_DEFAULTS,
+    TOP_KEYS,
+    GridError,
+    unknown,
+)
 from bench.textio import NotUTF8Error, decode_utf8
 
 
@@ -120,9 +128,9 @@ def _check_structure(path: Path, data: dict[str, Any]) -> None:
             raise GridError(f"{path}: settings: must be a mapping, got "
                             f"{type(data['settings']).__name__}")
         for key in data["settings"]:
-            if key not in SETTINGS_DEFAULTS:
-                raise GridError(f"{path}: settings.{key}: "
-                                f"{unknown('setting', key, SETTINGS_DEFAULTS)}")
+            if key not in SETTINGS_DEFAULTS and key not in OPTIONAL_SETTINGS:
+                known = [*SETTINGS_DEFAULTS, *OPTIONAL_SETTINGS]
+                raise GridError(f"{path}: settings.{key}: {unknown('setting', key, known)}")
 
 
 def _merge_settings(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

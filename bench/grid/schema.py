@@ -11,14 +11,14 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "sensitivity", "mapping", "epsilon",
-                         "seed")
+AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "sensitivity", "mapping", "rewriter",
+                         "epsilon", "seed")
 """Axis names, in expansion order (the first varies slowest)."""
 
 REQUIRED_AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "epsilon")
 """Axes a grid must list; the others have defaults (see :data:`AXIS_DEFAULTS`)."""
 
-AXIS_DEFAULTS: dict[str, list[Any]] = {"sensitivity": ["none"], "seed": [0]}
+AXIS_DEFAULTS: dict[str, list[Any]] = {"sensitivity": ["none"], "rewriter": ["none"], "seed": [0]}
 """Values of omitted axes. An omitted ``mapping`` axis means each mechanism's natural
 text-output mapping: ``nearest`` for additive mechanisms, ``none`` for selection mechanisms."""
 
@@ -54,6 +54,14 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "adversaries": None,
 }
 """Every ``settings`` key and its default (documented in ``docs/grids.md``)."""
+
+OPTIONAL_SETTINGS: dict[str, Any] = {
+    "rewriter_fit_on": "public",
+}
+"""Settings keys that reach a cell (and its hash) only when a grid writes them, so that adding
+them left every earlier cell's identity unchanged; the value here is the default meaning.
+``rewriter_fit_on``: ``public`` (a rewriter trains on a public corpus, never on the evaluated
+data) or ``private`` (on the evaluated dataset's train split; the guarantee is void)."""
 
 FALLBACK_MODELS: dict[str, frozenset[str]] = {
     "bow": frozenset({"text", "vectors"}),

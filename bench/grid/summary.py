@@ -25,7 +25,8 @@ def validate_text(path: str | os.PathLike[str], *, verbose: bool = False,
         lines.append("  extends: " + " <- ".join(grid.files))
     privatized = [c for c in grid.cells if not c.is_baseline]
     if privatized:
-        counts = {a: len({_axis_label(c, a) for c in privatized}) for a in AXES}
+        axes = [a for a in AXES if a != "rewriter" or any(c.has_rewriter for c in privatized)]
+        counts = {a: len({_axis_label(c, a) for c in privatized}) for a in axes}
         lines.append("  distinct values (baselines aside): "
                      + ", ".join(f"{a} {n}" for a, n in counts.items()))
     for w in grid.warnings:

@@ -21,6 +21,7 @@ from bench.grid.parse import RawGrid
 from bench.grid.schema import (
     BASELINE,
     METRIC_GROUPS,
+    OPTIONAL_SETTINGS,
     PROBE_EPSILONS,
     SETTINGS_DEFAULTS,
     GridError,
@@ -119,6 +120,14 @@ class Parser:
             self._check_model_params(f"{k}models.{name}", catalog[name], params)
         s["metrics"] = sorted(set(metrics), key=metrics.index)
         self._check_adversaries(k + "adversaries", s["adversaries"])
+        from bench.rewriters.base import FIT_ON
+
+        if "rewriter_fit_on" in s and s["rewriter_fit_on"] not in FIT_ON:
+            raise self.fail(k + "rewriter_fit_on",
+                            f"must be 'public' (a rewriter trains on a public corpus disjoint "
+                            f"from the evaluated data) or 'private' (on the evaluated dataset's "
+                            f"train split; the guarantee is then reported void), got "
+                            f"{s['rewriter_fit_on']!r}")
         self.settings = s
         return s
 
@@ -282,6 +291,76 @@ class Parser:
 
     def _mapping(self, name, params, key, partial):
         return self._component("mapping", name, params, key, partial)
+
+    def _rewriter(self, name: str, params: dict, key: str, partial: bool) -> Entry:
+        """A rewriter entry (``none``: no rewriter); the seed comes from the cell."""
+        from bench.rewriters import NO_REWRITER
+
+        if name == NO_REWRITER:
+            if params:
+                raise self.fail(key, "rewriter 'none' takes no parameters")
+            return Entry("rewriter", name, FrozenDict(), FrozenDict(), key, "")
+        reg = registry("rewriter")
+        if name not in reg:
+            raise self.fail(key, reg.unknown_message(name))
+        cls = reg.get(name)
+        allowed = param_names(cls, skip=("seed",))
+        if allowed is not None:
+            for p in params:
+                if p not in allowed:
+                    raise self.fail(key, unknown(f"rewriter {name!r} parameter", p, allowed))
+        version = str(getattr(cls, "version", "1"))
+        if partial:
+            return Entry("rewriter", name, freeze(params), freeze(params), key, version)
+        try:
+            obj = construct("rewriter", name, params)
+        except (ValueError, TypeError) as e:
+            raise self.fail(key, str(e)) from None
+        return Entry("rewriter", name, freeze({**params, **obj.params}), freeze(params), key,
+                     version, obj)
+
+    def fit_on(self) -> str:
+        """The grid's ``rewriter_fit_on`` (``public`` unless the grid says otherwise)."""
+        return self.settings.get("rewriter_fit_on", OPTIONAL_SETTINGS["rewriter_fit_on"])
+
+    def rewriter_params(self, rw: Entry, ds: Entry, output: str) -> tuple[FrozenDict, str]:
+        """The rewriter's parameters for a cell of dataset ``ds`` (its training corpus
+        resolved) and the skip reason ('' when it can run).
+
+        Raises:
+            GridError: the cell's privatization outputs no vectors, or the training corpus is
+                unknown, missing, or the evaluated data without ``rewriter_fit_on: private``.
+        """
+        from bench.rewriters.base import PRIVATE_CORPUS, PUBLIC_PART
+
+        if output != "vectors":
+            raise self.fail(rw.where, f"rewriter {rw.name!r} reads privatized vectors, but this "
+                                      f"cell's privatization outputs {output} (use an additive "
+                                      f"mechanism with mapping: none, or leave these cells out "
+                                      f"with exclude)")
+        corpus = rw.params["corpus"]
+        if self.fit_on() == "private":
+            if "corpus" in rw.given:
+                raise self.fail(rw.where, "rewriter_fit_on: private trains the rewriter on the "
+                                          "evaluated dataset's train split; remove corpus")
+            return FrozenDict({**rw.params, "corpus": PRIVATE_CORPUS}), ""
+        if corpus == PUBLIC_PART:
+            if ds.params.get("public") in (None, 0):
+                raise self.fail(rw.where, f"rewriter corpus 'public' is the evaluated dataset's "
+                                          f"held-apart public part, and dataset {ds.name!r} "
+                                          f"holds none apart: set public: N (a count or a "
+                                          f"fraction) in its config, or name another corpus "
+                                          f"(corpus: <dataset>)")
+            return rw.params, ""
+        if corpus in (ds.name, PRIVATE_CORPUS):
+            raise self.fail(rw.where, f"rewriter corpus {corpus!r} is the evaluated data: a "
+                                      f"rewriter trained on it voids the guarantee; use "
+                                      f"corpus: public (a held-apart part) or another dataset, "
+                                      f"or set settings.rewriter_fit_on: private to accept that")
+        reg = registry("dataset")
+        if corpus not in reg:
+            raise self.fail(rw.where, "training corpus: " + reg.unknown_message(corpus))
+        return rw.params, self._dataset(corpus, {}, rw.where, False).extra
 
     probe_epsilons: tuple[float, ...] = PROBE_EPSILONS
 
