@@ -504,6 +504,77 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
     return lines
 
 
+REWRITE_ROWS: tuple[tuple[str, str, bool], ...] = (
+    ("loss", "loss", False), ("rouge1", "ROUGE-1", True), ("bleu", "BLEU", True),
+    ("n_w", "N_w", True), ("bertscore", "BERTScore", True))
+"""(key in ``metrics.rewrite``, label, higher is better) of the rewrite tables (Huang et al.
+2024, Tables 1-3), in the paper's order."""
+
+
+def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
+    """Claims of Huang et al. 2024 (Sec. 6, Tables 1-3) against the ``trlaplace_rewrite`` cells
+    (privatized embeddings rewritten by the autoencoder, :mod:`bench.rewriters`)."""
+    if not cells:
+        return ["*trlaplace_rewrite: no committed cells.*", ""]
+    mechs = [("trlaplace", '{"C": 1.0, "delta": "4^-d", "dummy_dims": true}'),
+             ("gaussian", '{"C": 1.0, "calibration": "classic", "delta": "4^-d"}'),
+             ("gaussian", '{"C": 1.0, "calibration": "analytic", "delta": "4^-d"}'),
+             ("laplace", '{"C": 1.0}')]
+    label = {m: (m[0] + (" (analytic)" if "analytic" in m[1] else "")) for m in mechs}
+    rw = [c for c in cells if c["spec"].get("rewriter")]
+    base = next(iter(by_seed(cells, mechanism="none").values()), {})
+    groups: dict[tuple, dict[int, dict]] = defaultdict(dict)
+    refs: dict[int, dict] = {}
+    for c in rw:
+        k = key(c["spec"])
+        groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = c["metrics"]
+        refs.setdefault(int(c["spec"]["seed"]), c["metrics"])
+    eps = sorted({k[2] for k in groups})
+    gets = [(lab, (lambda m, k=k: m["rewrite"][k]), hib) for k, lab, hib in REWRITE_ROWS]
+    ref_gets = [(lab, (lambda m, k=k: m["rewrite_reference"][k])) for k, lab, _ in REWRITE_ROWS]
+    info = rw[0]["metrics"]["rewriter"] if rw else {}
+    lines = [f"Per ε: mean ± 95% t half-width over seeds (rt, autoencoder trained on the "
+             f"{info.get('docs', '?')} held-apart public snippets, "
+             f"{info.get('output_vocabulary', '?')} output words; LSTM on the rewritten text). "
+             f"Unprivatized baseline utility {fmt(t_interval(values(base, utility)))}.", ""]
+    lines.append("| ε | mechanism | utility | " + " | ".join(lab for lab, _, _ in gets) + " |")
+    lines.append("|---:|---|---:|" + "---:|" * len(gets))
+    lines.append("| ∞ | original (rewriter on unperturbed embeddings) | – | "
+                 + " | ".join(fmt(t_interval(values(refs, g))) for _, g in ref_gets) + " |")
+    order_ok = {lab: [0, 0] for lab, _, _ in gets}
+    for e in eps:
+        present = [m for m in mechs if (m[0], m[1], e) in groups]
+        for m in present:
+            seeds = groups[(m[0], m[1], e)]
+            lines.append(f"| {fmt_eps(e)} | {label[m]} | {fmt(t_interval(values(seeds, utility)))}"
+                         f" | " + " | ".join(fmt(t_interval(values(seeds, g))) for _, g, _ in gets)
+                         + " |")
+        ga = next((m for m in mechs[1:3] if m in present), None)
+        if mechs[0] in present and ga is not None and mechs[3] in present:
+            g = {m: groups[(m[0], m[1], e)] for m in (mechs[0], ga, mechs[3])}
+            for lab, get, hib in gets:
+                sign = 1 if hib else -1
+                first = paired(g[mechs[0]], g[ga], lambda x, get=get, sign=sign: sign * get(x))
+                second = paired(g[ga], g[mechs[3]], lambda x, get=get, sign=sign: sign * get(x))
+                order_ok[lab][1] += 1
+                order_ok[lab][0] += int(first[3] > 1 and first[1] > 0 and second[1] > 0)
+    lines.append("")
+    lines.append("- **ordering TrLaplace > Gaussian > Laplace** (loss: lower), ε values where "
+                 "both paired differences have a 95% interval on the better side of 0: "
+                 + ", ".join(f"{n} {a} of {b}" for n, (a, b) in order_ok.items()) + ".")
+    tr = groups.get((mechs[0][0], mechs[0][1], min(eps))) if eps else None
+    if tr:
+        near = []
+        for (lab, get, _), (_, rget) in zip(gets, ref_gets):
+            diff = t_interval(values(tr, lambda m, g=get, r=rget: g(m) - r(m)))
+            near.append(f"{lab} {fmt_delta(diff)}")
+        lines.append(f"- **TrLaplace at ε = {fmt_eps(min(eps))} against the rewriter on "
+                     "unperturbed embeddings** (paired over seeds, privatized − original): "
+                     + ", ".join(near) + ".")
+    lines.append("")
+    return lines
+
+
 # --------------------------------------------------------------------------------------------
 # TEM (Carvalho et al. 2021) on tem
 # --------------------------------------------------------------------------------------------
@@ -554,6 +625,8 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
     lines += tem_section(load("tem", root))
     lines += ["### TrLaplace grid (`trlaplace`)", ""]
     lines += trlaplace_section(load("trlaplace", root))
+    lines += ["### TrLaplace rewrite grid (`trlaplace_rewrite`)", ""]
+    lines += trlaplace_rewrite_section(load("trlaplace_rewrite", root))
     lines.append(END)
     return "\n".join(lines) + "\n"
 

@@ -415,6 +415,9 @@ class Config:
     """Canonical JSON of everything but the seed (equality of configurations)."""
     suite_version: str = ""
     """Suite version of the configuration's cells."""
+    rewriter: str = "none"
+    """Rewriter label (``none`` for cells without one; the mapping label then ends in
+    ``→ <rewriter>``)."""
 
     @property
     def is_baseline(self) -> bool:
@@ -424,8 +427,8 @@ class Config:
     @property
     def order(self) -> tuple:
         """Stable sort key: sensitivity, mapping, mechanism (baseline first), model, dataset, ε."""
-        return (self.sensitivity, self.mapping, self.mechanism != "none", self.mechanism,
-                self.model, self.dataset, self.epsilon, self.ident)
+        return (self.sensitivity, self.mapping, self.rewriter, self.mechanism != "none",
+                self.mechanism, self.model, self.dataset, self.epsilon, self.ident)
 
     @property
     def mechanism_config(self) -> str:
@@ -538,17 +541,21 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
         key = _canon([r.suite_version, _canon([name, params, version])])
         return r.dataset_hash if key in conflicts else ""
 
-    descs: dict[str, dict[str, list[dict[str, Any]]]] = {k: {} for k in COMPONENTS}
+    descs: dict[str, dict[str, list[dict[str, Any]]]] = {k: {} for k in (*COMPONENTS,
+                                                                          "rewriter")}
     per_cell = []
     for r in cells:
         tag = data_tag(r)
         d = {k: (component(r.spec, k)[0], _descriptor(r, k, tag)) for k in COMPONENTS}
+        if r.spec.get("rewriter"):  # only cells with a rewriter have the component
+            d["rewriter"] = (component(r.spec, "rewriter")[0], _descriptor(r, "rewriter", tag))
+            descs["rewriter"].setdefault(d["rewriter"][0], []).append(d["rewriter"][1])
         per_cell.append((r, d))
         for k, (name, desc) in d.items():
             if not (r.is_baseline and k in _PRIVATIZATION):  # the baseline has no such parts
                 descs[k].setdefault(name, []).append(desc)
-    varying: dict[str, dict[str, set[str]]] = {k: {} for k in COMPONENTS}
-    for k in COMPONENTS:
+    varying: dict[str, dict[str, set[str]]] = {k: {} for k in descs}
+    for k in descs:
         for name, ds in descs[k].items():
             keys = set().union(*ds)
             varying[k][name] = {key for key in keys
@@ -559,10 +566,15 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
                   if not (r.is_baseline and k in _PRIVATIZATION) else d[k][0]
                   for k in COMPONENTS}
         eps = r.epsilon
-        ident = _canon({k: [d[k][0], d[k][1]] for k in COMPONENTS}
-                       | {"epsilon": fmt_eps(eps)})
+        rewriter = "none"
+        if "rewriter" in d:  # shown with the mapping: "none → autoencoder"
+            rewriter = _label("rewriter", *d["rewriter"], varying["rewriter"].get(
+                d["rewriter"][0], set()))
+            labels["mapping"] = f"{labels['mapping']} → {rewriter}"
+        ident = _canon({k: [d[k][0], d[k][1]] for k in d} | {"epsilon": fmt_eps(eps)})
         cfg = Config(labels["dataset"], labels["model"], labels["sensitivity"],
-                     labels["mechanism"], labels["mapping"], eps, ident, r.suite_version)
+                     labels["mechanism"], labels["mapping"], eps, ident, r.suite_version,
+                     rewriter)
         g = groups.setdefault(ident, Group(cfg, []))
         if any(x.seed == r.seed for x in g.records):  # same config + seed twice: never pool
             warnings.append(f"cells {g.records[0].hash} and {r.hash} have the same "

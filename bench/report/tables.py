@@ -593,10 +593,90 @@ def rewrite_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Tabl
         by_ds.setdefault(g.config.dataset, []).append(g)
     tables, used = [], set()
     for ds in sorted(by_ds):
-        table = _rewrite_table(ds, by_ds[ds], title_prefix, used)
+        table = _rewrite_table(ds, [g for g in by_ds[ds] if g.config.rewriter == "none"],
+                               title_prefix, used)
         if table is not None:
             tables.append(table)
+        for rw in sorted({g.config.rewriter for g in by_ds[ds]} - {"none"}):
+            table = _rewriter_table(ds, rw, [g for g in by_ds[ds] if g.config.rewriter == rw],
+                                    title_prefix, used)
+            if table is not None:
+                tables.append(table)
     return tables
+
+
+REWRITER_METRICS: tuple[tuple[str, str, int], ...] = (
+    ("loss", "Loss", 3),
+    ("rouge1", "ROUGE-1", 3),
+    ("bleu", "BLEU", 2),
+    ("n_w", "N_w", 3),
+    ("bertscore", "BERTScore", 3),
+)
+"""Rows of a rewriter's table, in the order of Huang et al. (2024, Tables 1-3): (key in
+``metrics.rewrite`` and ``metrics.rewrite_reference``, label, decimals)."""
+
+
+def _rewriter_table(ds: str, rw: str, gs: list[Group], title_prefix: str, used: set[str]
+                    ) -> Table | None:
+    """The rewrite table of the cells of one dataset rewritten by ``rw`` (TrLaplace layout):
+    Loss, ROUGE-1, BLEU, N_w, BERTScore per mechanism and ε; the Original ε=∞ column is the
+    same rewriter on unperturbed embeddings (``metrics.rewrite_reference``, measured)."""
+    priv = [g for g in gs if any("rewrite" in r.metrics for r in g.records)]
+    if not priv:
+        return None
+    cols, _loss_by = _rewrite_columns(priv)
+    col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
+    ref_by_seed = {r.seed: r.metrics["rewrite_reference"] for c in cols.values()
+                   for r in c.values() if r.metrics.get("rewrite_reference")}
+    columns = ["Metric", "Original ε=∞"] + [f"{m} ε={fmt_eps(e)}" for m, e in col_keys]
+    groups_hdr = [("", 1), ("Original", 1)]
+    for m, _e in col_keys:
+        if groups_hdr[-1][0] == m:
+            groups_hdr[-1] = (m, groups_hdr[-1][1] + 1)
+        else:
+            groups_hdr.append((m, 1))
+    sub = ["Privacy budget ε", "∞"] + [fmt_eps(e) for _m, e in col_keys]
+    rows, records = [], []
+    for key, label, digits in REWRITER_METRICS:
+        stats = [stat(r.metrics["rewrite"].get(key) for r in cols[k].values()) for k in col_keys]
+        if all(s is None for s in stats):
+            continue
+        orig = stat(ref.get(key) for ref in ref_by_seed.values())
+        row, recs = _rewrite_row(ds, key, label, digits, orig, stats, col_keys)
+        rows.append(row)
+        records += [{"rewriter": rw, **rec} for rec in recs]
+    name = _unique(f"rewrite_{slug(ds)}_{slug(rw)}", used)
+    return Table(name, f"{title_prefix}Rewrite metrics, dataset: {ds}, rewriter: {rw}",
+                 columns, rows, records, _rewriter_notes(rw, cols), groups=groups_hdr,
+                 sub_columns=sub)
+
+
+def _rewriter_notes(rw: str, cols: dict[tuple[str, float], dict[int, CellRecord]]
+                    ) -> list[str]:
+    """The notes under a rewriter's table."""
+    recs = [r for c in cols.values() for r in c.values()]
+    info = recs[0].metrics.get("rewriter") or {}
+    notes = [(f"The privatized embeddings are rewritten to text by the {rw} rewriter "
+              f"(Huang et al. 2024, Sec. 6 and App. A; bench.rewriters), trained on "
+              f"{info.get('corpus', '?')!s} ({info.get('docs', '?')} documents, "
+              f"fit_on: {info.get('fit_on', '?')}), then compared with the original test "
+              "documents: loss = the rewriter's reconstruction loss (mean per-token "
+              "cross-entropy, nats, of the original words given the privatized vectors), "
+              "ROUGE-1 recall and BERTScore F1 in [0, 1], corpus BLEU in [0, 100], N_w = "
+              "fraction of words unchanged."),
+             ("Original: the same rewriter trained and applied on the unperturbed embeddings "
+              "(measured, one per seed). Bold: best value per ε (where at least two "
+              "mechanisms share that ε)."),
+             ("Values: mean ± half-width of the 95% t interval over n seeds, "
+              "mean ± t(0.975, n−1)·s/√n; a single run shows the bare value.")]
+    void = sorted({r.metrics["rewriter"].get("void_reason") for r in recs
+                   if (r.metrics.get("rewriter") or {}).get("guarantee_void")})
+    if void:
+        notes.append("Guarantee void: " + "; ".join(void) + ".")
+    n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0)) for r in recs})
+    if n_docs:
+        notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")
+    return notes
 
 
 def _rewrite_table(ds: str, gs: list[Group], title_prefix: str, used: set[str]) -> Table | None:
@@ -863,7 +943,10 @@ def _guarantee_row(sens: str, mech: str, items: list[tuple[float, CellRecord]]
         _add(bounds, _bound_text(priv.get("sensitivity") if priv else None))
         g = r.metrics.get("guarantee") or dig(r.metrics, "privatization", "guarantee")
         _add(guars, describe_guarantee(g))
-        if g:
+        if g and g.get("void"):  # a rewriter trained on the evaluated data (bench.rewriters)
+            _add(proven, "void")
+            _add(reasons, str(g.get("void_reason") or "void"))
+        elif g:
             ok = g.get("proven") is not False
             _add(proven, "proven" if ok else "estimated from data")
             if not ok and g.get("reason"):
