@@ -73,7 +73,7 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
         @staticmethod
         def reverse_index(lengths: torch.Tensor, width: int) -> torch.Tensor:
             """Per row: positions reversed within the row's length (padding left in place)."""
-            t = torch.arange(width)[None, :]
+            t = torch.arange(width, device=lengths.device)[None, :]
             rev = lengths[:, None] - 1 - t
             return torch.where(t < lengths[:, None], rev, t)
 
@@ -95,7 +95,7 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
         def greedy(self, x: torch.Tensor, lengths: torch.Tensor, start: int) -> torch.Tensor:
             """Greedy decoding: ``(B, T)`` output ids (one step per position, batched)."""
             enc = self.encode(x, lengths)
-            prev = torch.full((x.shape[0],), start, dtype=torch.int64)
+            prev = torch.full((x.shape[0],), start, dtype=torch.int64, device=x.device)
             state = None
             ids = []
             for t in range(x.shape[1]):

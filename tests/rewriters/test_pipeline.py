@@ -155,3 +155,10 @@ def test_rerun_reuses_the_cached_rewrite_and_gives_the_same_metrics(ran):
     assert again["rewriter"]["rewriter"]["cache_hit"] is True
     assert again["rewriter"]["rewrite"] == cells["rewriter"]["rewrite"]
     assert again["rewriter"]["utility"]["macro_f1"] == cells["rewriter"]["utility"]["macro_f1"]
+
+
+def test_bench_ls_rewriters(capsys):
+    assert main(["ls", "rewriters"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["name", "version", "reads", "writes", "description"]
+    assert out.splitlines()[1].startswith("autoencoder  1        vectors  words")
