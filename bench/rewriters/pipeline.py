@@ -15,7 +15,8 @@ privatized vectors are made (and cached) and before the models see anything:
 
 Both results are cached under ``results/cache/rewritten/<key>/`` (checksummed like the
 privatized corpora), keyed by everything they depend on, so cells that differ only in the
-model train the rewriter once.
+model train the rewriter once. The reference keeps its scores only, never its rewrite of the
+unperturbed (i.e. nearly the private) text.
 """
 
 from __future__ import annotations
@@ -215,6 +216,6 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
     rewritten = rw.rewrite(clean)
     scores = rewrite_scores(originals, rewritten)
     scores |= {"n_docs": len(test), "loss": rw.loss(clean, originals)}
-    _write_corpus(folder, SimpleNamespace(tokens=rewritten, vectors=None),
-                  {"reference": scores})
+    # only the scores: the rewrite of unperturbed embeddings is close to the private text
+    _write_corpus(folder, SimpleNamespace(tokens=[], vectors=None), {"reference": scores})
     return scores

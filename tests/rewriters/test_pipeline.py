@@ -162,3 +162,16 @@ def test_bench_ls_rewriters(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == ["name", "version", "reads", "writes", "description"]
     assert out.splitlines()[1].startswith("autoencoder  1        vectors  words")
+
+
+def test_the_reference_cache_keeps_scores_not_the_near_private_text(ran):
+    import pyarrow.parquet as pq
+
+    tmp, _ = ran["public"]
+    kinds = []
+    for stats in (tmp / "results" / "cache" / "rewritten").glob("*/stats.json"):
+        tokens = pq.read_table(stats.parent / "tokens.parquet").column("tokens").to_pylist()
+        is_ref = "reference" in json.loads(stats.read_text())
+        kinds.append(is_ref)
+        assert (tokens == []) == is_ref
+    assert sorted(kinds) == [False, True]
