@@ -18,10 +18,14 @@ def test_folder_cells_carry_the_manifest_provenance(tmp_path):
     manifest["provenance"] = {"suite_version": "0.3.0", "commit": "abc", "machine": "m1",
                               "date": "2026-11-22T10:00:00Z", "run_by": "alice"}
     (a / "cells" / h / "manifest.json").write_text(json.dumps(manifest))
+    # a cell sealed before provenance existed (the manifest is not a checked file)
+    old = a / "cells" / all_hashes()[1] / "manifest.json"
+    old.write_text(json.dumps({k: v for k, v in json.loads(old.read_text()).items()
+                               if k != "provenance"}))
     src, = read_sources([a])
     cells = {c.hash: c for c in src.cells}
     assert cells[h].provenance == manifest["provenance"]
-    # a cell sealed before provenance existed: only what its metrics say
+    # the old cell: only what its metrics say
     other = cells[all_hashes()[1]].provenance
     assert other == {"suite_version": "0.3.0", "commit": None, "machine": None, "date": None,
                      "run_by": None}
