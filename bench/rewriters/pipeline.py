@@ -154,7 +154,8 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
     from bench.runner import _discard, _read_corpus, _write_corpus
 
     folder = cache / "rewritten" / _key(["rewrite", privatization_hash(cell, ds.content_hash),
-                                         _rewriter_spec(cell)])
+                                         _rewriter_spec(cell),
+                                         cell.settings.get("rewrite_max_docs")])  # test loss
     if (folder / "stats.json").is_file():
         import json
 
