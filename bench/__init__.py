@@ -5,4 +5,10 @@ Example:
     >>> emb = load_embedding("glove-6b-50d", vocab_size=50_000)
 """
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
+
+# Before any bench module loads NumPy or torch: one numeric environment for every process that
+# computes a cell (bench.numeric; BENCH_NUMERIC=native turns it off, and cells then say so).
+from bench import numeric as _numeric  # noqa: E402  (stdlib-only module)
+
+_numeric.pin()

@@ -433,6 +433,31 @@ def cmd_verify(args) -> str:
     return report.text()
 
 
+def cmd_migrate(args) -> str:
+    """``bench migrate``: re-key cells written before 0.4.0 (:mod:`bench.migrate`)."""
+    from bench.migrate import migrate_results
+
+    try:
+        return migrate_results(args.results).text()
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_dask_worker(args) -> str:
+    """``bench dask-worker ARGS``: ``dask worker ARGS`` in the pinned numeric environment."""
+    import shutil
+
+    from bench import numeric
+
+    exe = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
+    if exe is None:
+        raise UsageError("the `dask` command is not installed (pip install 'dask[distributed]')")
+    argv = [exe, "worker", *args.dask_args]
+    sys.stdout.flush()
+    os.execve(exe, argv, numeric.worker_environment())
+    return ""  # pragma: no cover - execve does not return
+
+
 class VerifyFailed(Exception):
     """``bench verify`` found problems it did not (or could not) repair (exit code 1)."""
 
@@ -633,6 +658,23 @@ def _add_verify_parser(sub) -> None:
     ve.set_defaults(func=cmd_verify)
 
 
+def _add_migrate_parser(sub) -> None:
+    """``bench migrate``: carry pre-0.4.0 cells over to the current hash."""
+    mi = sub.add_parser("migrate", help="re-key cells written before 0.4.0 (whose hash covered "
+                        "the suite version) to the current hash; measurements unchanged")
+    mi.add_argument("--results", default="results")
+    mi.set_defaults(func=cmd_migrate)
+
+
+def _add_dask_worker_parser(sub) -> None:
+    """``bench dask-worker``: a Dask worker that computes cells in the pinned environment."""
+    dw = sub.add_parser("dask-worker", help="start `dask worker ARGS` with the pinned numeric "
+                        "environment (docs/reference.md)")
+    dw.add_argument("dask_args", nargs=argparse.REMAINDER, metavar="ARGS",
+                    help="arguments for `dask worker`, e.g. tcp://10.0.0.1:8786 --nthreads 1")
+    dw.set_defaults(func=cmd_dask_worker)
+
+
 def _add_reference_parser(sub) -> None:
     """``bench reference check|prune``: the committed reference results."""
     rf = sub.add_parser("reference", help="check committed reference results (report "
@@ -681,7 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_leaderboard_parser(sub)
     _add_mlflow_sync_parser(sub)
     _add_verify_parser(sub)
+    _add_migrate_parser(sub)
     _add_reference_parser(sub)
+    _add_dask_worker_parser(sub)
     _add_demo_parser(sub)
     return p
 
@@ -692,6 +736,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    from bench import numeric
+
+    if numeric.mode_error():
+        print(f"bench: error: {numeric.mode_error()}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         text = args.func(args)
     except AuditViolation:

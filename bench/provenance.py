@@ -4,8 +4,11 @@
 MLflow (the run's ``provenance.json`` artifact); ``bench leaderboard`` shows it next to every
 number. The record holds the suite version, the git commit of the checkout the suite runs from
 (with ``-dirty`` when tracked files differ from it; null when it is not a git checkout), the
-machine's host name, the UTC date, and ``run_by``: the value of ``BENCH_RUN_BY`` when set, else
-null -- nothing about a person is recorded unless they say so.
+machine's host name, the UTC date, ``run_by``: the value of ``BENCH_RUN_BY`` when set, else
+null -- nothing about a person is recorded unless they say so -- and ``numeric``: the numeric
+platform the cell was computed on (:func:`bench.numeric.platform`: pinned or not, the kernels
+in force, the library versions). The record is written by the process that computed the
+cell (a joblib or Dask worker), so it describes that process, not the one that started the run.
 
 Example:
     >>> current()["suite_version"]
@@ -23,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import bench
+from bench import numeric
 
 RUN_BY_ENV = "BENCH_RUN_BY"
 """Environment variable naming who ran the cells (optional)."""
 
-KEYS = ("suite_version", "commit", "machine", "date", "run_by")
+KEYS = ("suite_version", "commit", "machine", "date", "run_by", "numeric")
 """The keys of a provenance record, in display order."""
 
 
@@ -58,4 +62,5 @@ def current() -> dict[str, Any]:
         "machine": socket.gethostname() or None,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "run_by": os.environ.get(RUN_BY_ENV) or None,
+        "numeric": numeric.platform(),
     }

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.store import check_cell
+from bench.store import MANIFEST, check_cell
 
 logger = logging.getLogger(__name__)
 
@@ -200,15 +200,50 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
     return problems
 
 
+TORCH_MODELS = ("lstm", "transformer")
+"""Models trained with torch: their cells are the ones whose last bits depend on the CPU's
+kernels (oneDNN, MKL, ATen), so a rerun that proves anything about the numeric environment
+includes one of them."""
+
+
 def cheapest(cells: dict[str, dict], expected: dict[str, tuple], n: int) -> list[str]:
-    """The ``n`` committed cells with the smallest recorded run time (baselines count their
-    own time only; a privatized cell's rerun also needs its committed baseline, which is
-    copied, not rerun), among those the current grid still has."""
+    """The ``n`` committed cells to rerun, among those the current grid still has: first the
+    cheapest privatized cell whose model trains on the privatized text with torch (else the
+    cheapest privatized cell) -- the cheapest cells of a grid are often ones that would rerun
+    identically on any CPU, which proves nothing -- then the cells with the smallest recorded
+    run time (baselines count their own time only; a privatized cell's rerun also needs its
+    committed baseline, which is copied, not rerun)."""
     def seconds(h: str) -> float:
         rt = cells[h]["metrics"].get("runtime", {})
         return float(rt.get("total_seconds") or math.inf)
 
-    return sorted((h for h in cells if h in expected), key=lambda h: (seconds(h), h))[:n]
+    def privatized(h: str) -> bool:
+        return (cells[h]["spec"].get("mechanism") or {}).get("name") != "none"
+
+    def torch_model(h: str) -> bool:
+        return (cells[h]["spec"].get("model") or {}).get("name") in TORCH_MODELS
+
+    order = sorted((h for h in cells if h in expected), key=lambda h: (seconds(h), h))
+    first = ([h for h in order if privatized(h) and torch_model(h)]
+             or [h for h in order if privatized(h)])[:1]
+    return (first + [h for h in order if h not in first])[:n]
+
+
+def platforms(folder: Path, hashes: list[str]) -> dict[str, int]:
+    """How many of the cells were computed on each numeric platform
+    (:func:`bench.numeric.describe` of their manifest's ``provenance.numeric``)."""
+    from bench.numeric import describe
+
+    out: dict[str, int] = {}
+    for h in hashes:
+        try:
+            prov = json.loads((folder / "cells" / h / MANIFEST).read_text()).get("provenance")
+        except (OSError, ValueError, AttributeError):
+            prov = None
+        rec = prov.get("numeric") if isinstance(prov, dict) else None
+        key = describe(rec)
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 @dataclass
@@ -229,6 +264,10 @@ class ReferenceCheck:
     cells_checked: bool = False
     """Whether the committed hashes were compared with the grid's expansion."""
     rerun_problems: list[str] = field(default_factory=list)
+    rerun_platform: str = ""
+    """The numeric platform the reruns were computed on (:func:`bench.numeric.describe`)."""
+    platforms: dict[str, int] = field(default_factory=dict)
+    """Committed cells per numeric platform they were computed on (:func:`platforms`)."""
     damaged: list[str] = field(default_factory=list)
     """Committed cells whose files do not check out (``hash: reason``, :mod:`bench.store`)."""
 
@@ -247,6 +286,8 @@ class ReferenceCheck:
             lines += [f"    damaged {d}" for d in self.damaged[:20]]
         else:
             lines.append("  integrity: every cell's manifest, checksums and hash check out")
+        for desc, n in self.platforms.items():
+            lines.append(f"  platform: {n} cell(s) on {desc}")
         lines.append(f"  report: {'byte-identical' if not self.report_problems else 'DIFFERS'} "
                      f"(rebuilt in {self.report_seconds:.1f} s)")
         lines += [f"    {p}" for p in self.report_problems]
@@ -264,7 +305,7 @@ class ReferenceCheck:
             lines.append("  cells: exactly the grid's current cells")
         if self.reran:
             state = "bit-exact" if not self.rerun_problems else "DIFFER"
-            lines.append(f"  rerun: {len(self.reran)} cell(s) {state}")
+            lines.append(f"  rerun: {len(self.reran)} cell(s) {state}, on {self.rerun_platform}")
             lines += [f"    {n}" for n in self.reran]
             lines += [f"    {p}" for p in self.rerun_problems]
         lines.append("  OK" if self.ok else "  FAILED")
@@ -291,6 +332,7 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
     cells = committed_cells(folder, skip=set(damaged))
     out = ReferenceCheck(name, folder, len(cells) + len(damaged))
     out.damaged = [f"{h}: {r}" for h, r in damaged.items()]
+    out.platforms = platforms(folder, sorted(cells))
     with tempfile.TemporaryDirectory(prefix="bench-reference-") as tmp:
         out.report_problems, out.report_seconds = compare_report(folder, grid, Path(tmp))
         if not (check_cells or rerun):
@@ -315,8 +357,11 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
                                          "no longer has it, so it cannot be rerun")
                 todo.append(match[0])
         if todo:
+            from bench.numeric import describe, platform
+
             out.reran = [expected[h][0].name for h in todo]
             out.rerun_problems = rerun_cells(folder, todo, expected, Path(tmp) / "rerun", cells)
+            out.rerun_platform = describe(platform())
     return out
 
 

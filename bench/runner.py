@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-import bench
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
 from bench.store import (
+    MANIFEST,
     cell_done,
     cell_state,
     check_cell,
@@ -356,8 +356,7 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None) ->
     docs = _dataset_tokens(cell, ds)
     load_s = time.perf_counter() - t_start
     corpus, pstats = privatized_corpus(cell, ds, docs, results / "cache" / "privatized")
-    metrics: dict[str, Any] = {"cell": cell.name, "dataset_hash": ds.content_hash,
-                               "suite_version": bench.__version__}
+    metrics: dict[str, Any] = {"cell": cell.name, "dataset_hash": ds.content_hash}
     # the privatizer description (fitted noise parameters: TEM's γ, truncated Gumbel's b, ...)
     # stays in the cell, so a report needs the committed cells only, never the corpus cache
     metrics["privatization"] = dict(pstats)
@@ -576,8 +575,9 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
     lock = CellLock(results / "locks" / f"{h}.lock")
     if not lock.acquire():
         return CellResult(h, cell.name, "locked")
-    spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash,
-                          "suite_version": bench.__version__}
+    # the suite version is not part of the cell (nor of its hash): the manifest's provenance
+    # records which release computed it, and the numeric platform it ran on
+    spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash}
     try:
         state = cell_state(folder)  # again, under the lock: another run may have finished it
         if state == "done" and overwrite != "always":
@@ -891,6 +891,15 @@ def _run_phase(phase: list, collector: _Collector, results: Path, *, executor: s
                 break
 
 
+def _manifest_provenance(folder: Path) -> dict | None:
+    """The provenance record in a cell's manifest, or None (none recorded, or unreadable)."""
+    try:
+        prov = json.loads((folder / MANIFEST).read_text()).get("provenance")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return prov if isinstance(prov, dict) else None
+
+
 def mirror(tracker: Any, results: Path, r: CellResult) -> None:
     """Log one finished (or already finished) cell to MLflow, once.
 
@@ -903,12 +912,16 @@ def mirror(tracker: Any, results: Path, r: CellResult) -> None:
             break
         time.sleep(0.05)
     try:
+        # the cell's own provenance (written by the worker that computed it, with the numeric
+        # platform it ran on), not this process's
+        prov = _manifest_provenance(folder)
         if r.status == "cached":  # back-fill only if it never reached MLflow
             if not tracker.is_logged(r.hash):
                 tracker.log_cell(r.hash, json.loads((folder / "spec.json").read_text()),
-                                 json.loads((folder / "metrics.json").read_text()))
+                                 json.loads((folder / "metrics.json").read_text()),
+                                 provenance=prov)
         else:
-            tracker.log_cell(r.hash, r.spec, r.metrics, recheck=True)
+            tracker.log_cell(r.hash, r.spec, r.metrics, recheck=True, provenance=prov)
     finally:
         lock.release()
 

@@ -4,7 +4,8 @@ happens to a damaged one.
 Layout::
 
     results/cells/<hash>/spec.json       the cell, every axis resolved (Cell.spec + hash, name,
-                                         dataset_hash, suite_version)
+                                         dataset_hash; cells written before 0.4.0 also
+                                         suite_version, which their hash covered)
     results/cells/<hash>/metrics.json    its measurements
     results/cells/<hash>/manifest.json   written last: format, hash, each file's size and
                                          sha256, and who wrote the cell (``provenance``:
@@ -17,8 +18,9 @@ filesystem), so a killed writer leaves a dot-folder, never a half-written cell. 
 done only when :func:`check_cell` finds nothing wrong: the manifest parses and names the
 folder's hash, both files have the recorded size and sha256, both parse as JSON objects with
 the documented keys (:data:`SPEC_KEYS`, :data:`METRICS_KEYS`), the spec names the folder's hash
-and, when it was written by this suite version, the hash recomputed from the spec is the
-folder's name. Anything else is *damaged*: ``bench run`` moves it aside with
+and, for a cell written since 0.4.0 (its spec has no ``suite_version``: before, the suite
+version was hashed too), the hash recomputed from the spec is the folder's name. Anything
+else is *damaged*: ``bench run`` moves it aside with
 :func:`quarantine` (evidence is never deleted), says so in one line and recomputes the cell;
 ``bench verify`` reports it.
 
@@ -43,8 +45,6 @@ from typing import Any
 
 import numpy as np
 
-import bench
-
 logger = logging.getLogger(__name__)
 
 MANIFEST = "manifest.json"
@@ -54,7 +54,7 @@ MANIFEST_FORMAT = 1
 CELL_FILES = ("spec.json", "metrics.json")
 """The files a manifest seals."""
 SPEC_KEYS = ("hash", "name", "dataset", "model", "mechanism", "sensitivity", "mapping",
-             "epsilon", "seed", "settings", "suite_version")
+             "epsilon", "seed", "settings")
 """Keys every ``spec.json`` has (:meth:`bench.grid.Cell.spec` plus the runner's own)."""
 METRICS_KEYS = ("runtime",)
 """Keys every ``metrics.json`` has, whatever the grid's ``metrics`` setting."""
@@ -134,19 +134,26 @@ def manifest_for(folder_hash: str, files: dict[str, bytes],
     return out
 
 
-def write_cell(folder: Path, spec: dict, metrics: dict) -> None:
+def write_cell(folder: Path, spec: dict, metrics: dict,
+               provenance: dict[str, Any] | None = None) -> None:
     """Write ``spec.json``, ``metrics.json`` and, last, ``manifest.json`` as one atomic step:
     everything goes into a temporary sibling folder that is renamed into place. On any error
-    (a full disk included) the temporary folder is removed and ``folder`` is left as it was."""
+    (a full disk included) the temporary folder is removed and ``folder`` is left as it was.
+
+    The manifest's provenance is ``provenance`` when given (``bench migrate`` keeps an old
+    cell's own), else this process's (:func:`bench.provenance.current`): the process that
+    computed the cell writes it."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     try:
         files = {"spec.json": dumps(spec), "metrics.json": dumps(metrics)}
         for name, data in files.items():
             _write_bytes(tmp / name, data)
-        from bench.provenance import current
+        if provenance is None:
+            from bench.provenance import current
 
-        _write_bytes(tmp / MANIFEST, dumps(manifest_for(folder.name, files, current())))
+            provenance = current()
+        _write_bytes(tmp / MANIFEST, dumps(manifest_for(folder.name, files, provenance)))
         if folder.exists():  # e.g. an error.json from a failed earlier attempt
             shutil.rmtree(folder)
         os.replace(tmp, folder)
@@ -230,7 +237,7 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
             return f"{name} lacks {', '.join(missing)}"
     if spec["hash"] != folder.name:
         return f"spec.json names cell {spec['hash']!r}, not {folder.name!r}"
-    if spec["suite_version"] == bench.__version__:  # older versions hashed differently
+    if "suite_version" not in spec:  # before 0.4.0 the suite version was hashed too
         from bench.grid import Cell, cell_hash
 
         try:

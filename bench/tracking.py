@@ -157,7 +157,8 @@ class Tracker:
         tags = {"bench.kind": "cell", "bench.cell_hash": cell_hash,
                 "bench.cell": spec.get("name", ""), "bench.grid": self.grid_name,
                 "bench.git_commit": self.commit,
-                "bench.suite_version": spec.get("suite_version", ""),
+                "bench.suite_version": str((provenance or {}).get("suite_version")
+                                           or spec.get("suite_version", "")),
                 "bench.dataset_hash": spec.get("dataset_hash", ""),
                 "bench.guarantee": g.get("kind", "none"),
                 "bench.guarantee_proven": str(g.get("proven", ""))}

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bench
 from bench.store import (
     MANIFEST,
     cell_state,
@@ -96,6 +95,10 @@ class VerifyReport:
         lines = [f"verify {self.results}: {len(self.done)} cells sound, {len(self.failed)} "
                  f"failed, {len(self.damaged)} damaged, {len(self.unsealed)} without a "
                  f"manifest, {len(self.stray)} unfinished temporary folder(s)"]
+        from bench.reference import platforms
+
+        for desc, n in platforms(self.results, sorted(self.done)).items():
+            lines.append(f"  platform: {n} cell(s) on {desc}")
         lines += [f"  damaged {h}: {r}" for h, r in sorted(self.damaged.items())]
         lines += [f"  unsealed {h} (`--seal` writes its manifest)" for h in self.unsealed[:20]]
         lines += [f"  stray {s}" for s in self.stray]
@@ -161,7 +164,7 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | None:
 
     try:
         spec = json.loads(spec_file.read_text(encoding="utf-8"))
-        if spec.get("suite_version") != bench.__version__:
+        if "suite_version" in spec:  # written before 0.4.0: hashed with the suite version
             return None
         cell = Cell.from_spec(spec)
         if cell_hash(cell, spec.get("dataset_hash")) != spec.get("hash"):

@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# first, before any test module loads NumPy: `import bench` pins the numeric environment
+# (bench.numeric), which OpenBLAS reads when it is loaded
+import bench  # noqa: F401, I001
+
 
 @pytest.fixture(autouse=True)
 def _isolated_mlflow_uri():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import bench
 from bench.cli import main
 from bench.grid import load_grid
 from bench.runner import CellLock, cell_done, run_grid
@@ -82,8 +83,12 @@ def test_run_resume_failures_and_mlflow(grid, tmp_path):
     assert d["tradeoff"] == pytest.approx(d["delta_utility"] + d["delta_privacy"])
     assert set(mvl["rewrite"]) >= {"n_w", "rouge1", "rouge2", "rougeL", "bleu", "bertscore"}
     assert "rewrite" not in base
-    spec = json.loads(next(results.glob("cells/*/spec.json")).read_text())
-    assert "hash" in spec and "suite_version" in spec
+    spec_file = next(results.glob("cells/*/spec.json"))
+    spec = json.loads(spec_file.read_text())
+    # the release is provenance, not identity: it is in the manifest, not in the spec
+    assert "hash" in spec and "suite_version" not in spec
+    prov = json.loads((spec_file.parent / "manifest.json").read_text())["provenance"]
+    assert prov["suite_version"] == bench.__version__ and prov["numeric"]["pinned"] is True
 
     # resume: nothing done is repeated; the failed cell is retried (and fails again)
     again = run_grid(grid, results=results, jobs=1)
@@ -128,6 +133,24 @@ def test_parallel_backends_match_serial(grid, tmp_path):
     for k in a:  # seeded: the same cell gives the same numbers on every backend
         assert scores(a[k]) == scores(b[k]) == scores(c[k])
         assert a[k]["privacy"]["entities"]["privacy"] == c[k]["privacy"]["entities"]["privacy"]
+    # every cell, computed in a loky or a Dask worker process, recorded the numeric platform
+    # that process read back from its own libraries: the pinned kernels, one platform id
+    from bench.numeric import PINNED_OPENBLAS_CORE, PINNED_SETTINGS, PINNED_TORCH_CAPABILITY
+
+    ids = set()
+    for folder in (serial, par, dask_dir):
+        torch_seen = 0
+        for mf in folder.glob("cells/*/manifest.json"):
+            rec = json.loads(mf.read_text())["provenance"]["numeric"]
+            assert rec["pinned"] is True and rec["problems"] == [], rec
+            assert rec["settings"] == PINNED_SETTINGS
+            assert rec["openblas"] == [PINNED_OPENBLAS_CORE]
+            # torch is read back where the worker loaded it (BERTScore, in the mvl cell)
+            assert rec["torch_cpu_capability"] in (None, PINNED_TORCH_CAPABILITY)
+            torch_seen += rec["torch_cpu_capability"] == PINNED_TORCH_CAPABILITY
+            ids.add(rec["id"])
+        assert torch_seen >= 1
+    assert len(ids) == 1 and ids.pop().startswith("cpu-pinned-")
 
 
 def test_locked_cell_is_not_run_twice(grid, tmp_path):

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-import bench
 from bench import store
 from bench.grid import cell_hash, load_grid
 from bench.store import (
@@ -38,8 +37,7 @@ def cell(tmp_path):
     path.write_text(GRID)
     c = next(c for c in load_grid(path).cells if not c.is_baseline)
     h = cell_hash(c, "d" * 64)
-    spec = c.spec() | {"hash": h, "name": c.name, "dataset_hash": "d" * 64,
-                       "suite_version": bench.__version__}
+    spec = c.spec() | {"hash": h, "name": c.name, "dataset_hash": "d" * 64}
     results = tmp_path / "results"
     folder = results / "cells" / h
     write_cell(folder, spec, {"runtime": {"total_seconds": 1.5}, "utility": {"macro_f1": 0.5}})

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import bench
 from bench.grid.components import component_defaults, mechanism_kind
 from bench.grid.frozen import FrozenDict, canonical_json, freeze, thaw
 from bench.grid.schema import BASELINE
@@ -134,7 +133,7 @@ class Cell:
 
     @property
     def hash(self) -> str:
-        """:func:`cell_hash` without a dataset content hash (spec + suite version only)."""
+        """:func:`cell_hash` without a dataset content hash (spec + pipeline version only)."""
         return cell_hash(self)
 
     @cached_property
@@ -201,10 +200,18 @@ def _hashable_spec(cell: Cell) -> dict[str, Any]:
     return spec
 
 
+PIPELINE_VERSION = 1
+"""Version of what a cell computes around its components: the order of its stages, the
+splits they use, the bootstrap intervals, the validity rules and the deltas against the
+baseline (``bench.runner``). It is hashed into every cell in place of the suite version
+(which it replaced in 0.4.0), so that a release that changes none of this and no component
+leaves every cell hash as it was; a change to the pipeline bumps it, and then every cell."""
+
+
 def _digest(payload: Any, dataset_hash: str | None) -> str:
     h = hashlib.sha256()
     h.update((payload if isinstance(payload, str) else canonical_json(payload)).encode("utf-8"))
-    h.update(b"\0bench=" + bench.__version__.encode("utf-8"))
+    h.update(b"\0pipeline=" + str(PIPELINE_VERSION).encode("utf-8"))
     h.update(b"\0dataset=" + (dataset_hash or "").encode("utf-8"))
     return h.hexdigest()[:_HASH_HEX]
 
@@ -213,12 +220,25 @@ def cell_hash(cell: Cell, dataset_hash: str | None = None) -> str:
     """Identity of a cell's result: sha256 (first 16 hex) of its canonical spec.
 
     Hashed: the canonical JSON of :meth:`Cell.spec` (sorted keys; the dataset ``path`` left
-    out), ``bench.__version__`` and ``dataset_hash`` (the dataset's content hash,
+    out; every component's name, parameters and version), :data:`PIPELINE_VERSION` and
+    ``dataset_hash`` (the dataset's content hash,
     ``Dataset.content_hash()``). Without ``dataset_hash`` (``Cell.hash``) the dataset is
     identified by name, config and loader version only — cheap, and what ``bench validate``
     shows; the runner passes the content hash so that changed data files never reuse results.
+    The suite version is not hashed (it is recorded in the cell's provenance): cells from two
+    releases with the same hash are the same experiment, and merge.
     """
     return _digest(cell._spec_json, dataset_hash)
+
+
+def legacy_cell_hash(cell: Cell, dataset_hash: str | None, suite_version: str) -> str:
+    """The hash a cell had before 0.4.0, when the suite version was hashed instead of
+    :data:`PIPELINE_VERSION` (``bench migrate`` checks an old cell's folder name with it)."""
+    h = hashlib.sha256()
+    h.update(cell._spec_json.encode("utf-8"))
+    h.update(b"\0bench=" + suite_version.encode("utf-8"))
+    h.update(b"\0dataset=" + (dataset_hash or "").encode("utf-8"))
+    return h.hexdigest()[:_HASH_HEX]
 
 
 def privatization_hash(cell: Cell, dataset_hash: str | None = None) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import bench
-from bench.leaderboard.merge import MergedCell, merge
+from bench.leaderboard.merge import MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.sources import Source
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
@@ -90,10 +90,12 @@ def _cells_json(g: Group, copies: Mapping[str, MergedCell]) -> list[dict[str, An
     for r in g.records:
         m = copies[r.hash]
         out.append({
-            "hash": r.hash, "seed": r.seed,
+            "hash": r.hash, "seed": r.seed, "platform": m.platform,
             "href": next((c.href for c in m.copies if c.href), None),
             "mlflow": next((c.mlflow for c in m.copies if c.mlflow), None),
-            "provenance": [{"source": c.source, **c.provenance} for c in m.copies]})
+            # the numeric platform by its id (the full record stays in the cell's manifest)
+            "provenance": [{"source": c.source, **c.provenance, "numeric": platform_of(c)}
+                           for c in m.copies]})
     return out
 
 
@@ -211,7 +213,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
         "config": row.config, "suite_version": row.suite, "guarantee": _guarantee(row),
         "audit": audit, "score": None if sc is None else sc.value,
         "score_ci": None if sc is None or sc.ci is None else list(sc.ci),
-        "rank": None, "rank_flag": flag, "points": json_points}
+        "rank": None, "rank_flag": flag, "points": json_points,
+        "platforms": sorted({c["platform"] for p in json_points for c in p["cells"]})}
     return entry, sc, audit == "VIOLATION"
 
 
@@ -245,7 +248,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = ()) -> dict[str, Any]:
     """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``)."""
-    cells, conflicts = merge(list(sources))
+    cells, conflicts, variants = merge(list(sources))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
                               for m in cells])
@@ -292,4 +295,4 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() for s in sources],
         "boards": boards_json, "entries": entries_json,
-        "conflicts": conflicts, "problems": problems}
+        "conflicts": conflicts, "platform_variants": variants, "problems": problems}

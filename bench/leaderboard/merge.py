@@ -1,11 +1,20 @@
 """Merging cells from several sources: one cell per hash, with every source's provenance.
 
-The same hash from two sources is the same experiment (spec and suite version). When the two
-copies' metrics agree -- every number equal to a relative :data:`REL_TOL`, timings aside (the
-``runtime`` block, ``*_seconds`` and ``*_per_second`` differ from machine to machine) -- they
-are one cell with two provenance records. When they disagree the cell is a *conflict*: it is
-reported with the differing values and kept out of the ranking, because the result does not
-reproduce.
+The same hash from two sources is the same experiment (spec, dataset content, every
+component's version; not the suite version, so releases that change none of these merge).
+When the two copies' metrics agree -- every number equal to a relative :data:`REL_TOL`,
+timings aside (the ``runtime`` block, ``*_seconds`` and ``*_per_second`` differ from machine to
+machine) -- they are one cell with two provenance records. When they disagree, the numeric
+platform each copy was computed on (``provenance.numeric.id``, :mod:`bench.numeric`) decides:
+
+* the same platform: a *conflict* -- the result does not reproduce where it must (a bug or a
+  forgery). It is reported with both sources and the differing values and kept out of the
+  ranking.
+* different platforms (a GPU run and the pinned CPU, two library versions, or a copy whose
+  platform was never recorded, as for every cell before 0.4.0): *platform variants*. The cell
+  stays in the ranking with one copy -- the pinned-CPU copy when there is one, else the first
+  source's -- and the others are listed with their platforms and the spread of their values.
+  A variant never removes a cell, so never an entry's baseline.
 """
 
 from __future__ import annotations
@@ -22,6 +31,18 @@ REL_TOL = 1e-6
 _MAX_DIFFERENCES = 5
 """Differences listed per conflict (the count says how many there are)."""
 
+UNRECORDED = "unrecorded"
+"""Platform of a copy whose provenance has no numeric platform (cells before 0.4.0)."""
+PINNED_PREFIX = "cpu-pinned-"
+"""Platform ids of the pinned CPU environment (:func:`bench.numeric.platform_id`)."""
+
+
+def platform_of(cell: SourceCell) -> str:
+    """The numeric platform id a copy records, or :data:`UNRECORDED`."""
+    rec = (cell.provenance or {}).get("numeric")
+    pid = rec.get("id") if isinstance(rec, dict) else None
+    return str(pid) if pid else UNRECORDED
+
 
 @dataclass
 class MergedCell:
@@ -34,13 +55,17 @@ class MergedCell:
     metrics: dict[str, Any]
     """Its ``metrics.json`` (the first source's)."""
     copies: list[SourceCell] = field(default_factory=list)
-    """The copies, in source order."""
+    """The copies, in source order (the one whose metrics are used first)."""
+    platform: str = UNRECORDED
+    """Numeric platform id of the copy whose metrics are used."""
 
 
 def _ignored(path: str) -> bool:
-    """Timings: the ``runtime`` block and any ``*_seconds`` / ``*_per_second`` value."""
+    """Timings: the ``runtime`` block and any ``seconds`` / ``*_seconds`` / ``*_per_second``
+    value."""
     parts = path.split(".")
-    return "runtime" in parts or parts[-1].endswith(("_seconds", "_per_second"))
+    return ("runtime" in parts or parts[-1] == "seconds"
+            or parts[-1].endswith(("_seconds", "_per_second")))
 
 
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
@@ -79,29 +104,68 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return out
 
 
-def merge(sources: list[Source]) -> tuple[list[MergedCell], list[dict[str, Any]]]:
-    """(cells that agree across sources, conflicts as ``leaderboard.json`` records)."""
-    by_hash: dict[str, MergedCell] = {}
-    clashes: dict[str, list[str]] = {}
+def _shown(diffs: list[str]) -> list[str]:
+    shown = diffs[:_MAX_DIFFERENCES]
+    if len(diffs) > len(shown):
+        shown.append(f"... and {len(diffs) - len(shown)} more")
+    return shown
+
+
+def _diff(a: SourceCell, b: SourceCell) -> list[str]:
+    return differences({"spec": a.spec, "metrics": a.metrics},
+                       {"spec": b.spec, "metrics": b.metrics})
+
+
+def _resolve(h: str, copies: list[SourceCell]) -> tuple[MergedCell | None, dict | None,
+                                                         dict | None]:
+    """One hash's copies -> (the merged cell or None, a conflict record, a variants record)."""
+    by_platform: dict[str, list[SourceCell]] = {}
+    for c in copies:
+        by_platform.setdefault(platform_of(c), []).append(c)
+    clashes = []
+    for pid, group in by_platform.items():
+        if pid == UNRECORDED:  # unknown platforms cannot be said to be the same one
+            continue
+        for other in group[1:]:
+            clashes += [f"{d} ({group[0].source} vs {other.source}, both on {pid})"
+                        for d in _diff(group[0], other)]
+    name = str(copies[0].spec.get("name", ""))
+    if clashes:
+        return None, {"hash": h, "name": name, "sources": [c.source for c in copies],
+                      "differences": _shown(clashes)}, None
+    pinned = [c for c in copies if platform_of(c).startswith(PINNED_PREFIX)]
+    chosen = (pinned or copies)[0]
+    ordered = [chosen] + [c for c in copies if c is not chosen]
+    merged = MergedCell(h, chosen.spec, chosen.metrics, ordered, platform_of(chosen))
+    spread = []
+    for other in ordered[1:]:
+        diff = _diff(chosen, other)
+        if diff:
+            spread.append({"source": other.source, "platform": platform_of(other),
+                           "differences": _shown(diff)})
+    variants = None
+    if spread:
+        variants = {"hash": h, "name": name, "ranked": {"source": chosen.source,
+                                                        "platform": platform_of(chosen)},
+                    "others": spread}
+    return merged, None, variants
+
+
+def merge(sources: list[Source]) -> tuple[list[MergedCell], list[dict[str, Any]],
+                                          list[dict[str, Any]]]:
+    """(merged cells, conflicts, platform variants), the last two as ``leaderboard.json``
+    records (see the module docstring)."""
+    copies: dict[str, list[SourceCell]] = {}
     for src in sources:
         for cell in src.cells:
-            m = by_hash.get(cell.hash)
-            if m is None:
-                by_hash[cell.hash] = MergedCell(cell.hash, cell.spec, cell.metrics, [cell])
-                continue
-            diff = differences({"spec": m.spec, "metrics": m.metrics},
-                               {"spec": cell.spec, "metrics": cell.metrics})
-            m.copies.append(cell)
-            if diff:
-                first = m.copies[0].source
-                clashes.setdefault(cell.hash, []).extend(
-                    f"{d} ({first} vs {cell.source})" for d in diff)
-    conflicts = []
-    for h, diffs in sorted(clashes.items()):
-        m = by_hash.pop(h)
-        shown = diffs[:_MAX_DIFFERENCES]
-        if len(diffs) > len(shown):
-            shown.append(f"... and {len(diffs) - len(shown)} more")
-        conflicts.append({"hash": h, "name": str(m.spec.get("name", "")),
-                          "sources": [c.source for c in m.copies], "differences": shown})
-    return sorted(by_hash.values(), key=lambda m: m.hash), conflicts
+            copies.setdefault(cell.hash, []).append(cell)
+    cells, conflicts, variants = [], [], []
+    for h in sorted(copies):
+        merged, conflict, variant = _resolve(h, copies[h])
+        if merged is not None:
+            cells.append(merged)
+        if conflict is not None:
+            conflicts.append(conflict)
+        if variant is not None:
+            variants.append(variant)
+    return cells, conflicts, variants

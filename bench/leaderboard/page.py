@@ -161,6 +161,29 @@ def _conflicts(conflicts: Any) -> str:
             f"</summary>{body}</details>")
 
 
+def _variants(variants: Any) -> str:
+    items = []
+    for v in variants if isinstance(variants, list) else []:
+        if not isinstance(v, Mapping):
+            items.append(f"<li>{_esc(v)}</li>")
+            continue
+        ranked = v.get("ranked") if isinstance(v.get("ranked"), Mapping) else {}
+        others = v.get("others") if isinstance(v.get("others"), list) else []
+        spread = "; ".join(
+            f"{o.get('source')} on {o.get('platform')}: "
+            + "; ".join(map(str, o.get("differences") if isinstance(o.get("differences"), list)
+                            else []))
+            for o in others if isinstance(o, Mapping))
+        items.append(f"<li><code>{_esc(v.get('hash'))}</code> {_esc(v.get('name'))}: ranked "
+                     f"with {_esc(ranked.get('source'))} on {_esc(ranked.get('platform'))}; "
+                     f"{_esc(spread)}</li>")
+    n = len(items)
+    body = f"<ul>{''.join(items)}</ul>" if items else "<p>None.</p>"
+    return (f'<details class="variants" data-count="{n}"><summary>{n} platform variant'
+            f"{'' if n == 1 else 's'} (copies of a cell computed on different numeric "
+            f"platforms that differ; ranked with the pinned-CPU copy)</summary>{body}</details>")
+
+
 def _problems(problems: Any) -> str:
     items = [f"<li>{_esc(p)}</li>" for p in (problems if isinstance(problems, list) else [])]
     n = len(items)
@@ -186,6 +209,7 @@ def _header(board: Mapping[str, Any]) -> str:
             f"{len(entries)} entries on {len(boards)} boards; {mixed_text}.</p>"
             f'<p class="meta">{_esc(_score_text(board.get("score")))}</p>'
             f"{_sources(board.get('sources'))}{_conflicts(board.get('conflicts'))}"
+            f"{_variants(board.get('platform_variants'))}"
             f"{_problems(board.get('problems'))}</header>")
 
 
@@ -206,7 +230,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;colo
 h1{font-size:1.3em} h2{font-size:1.1em;margin-top:1.5em}
 p.meta,p.note{font-size:.85em;color:#444;max-width:80em;margin:.3em 0}
 p.warn,ul.warn{color:#8a1f11;font-size:.85em}
-details{font-size:.85em;margin:.3em 0} details.conflicts li,details.problems li{margin:.2em 0}
+details{font-size:.85em;margin:.3em 0}
+details.conflicts li,details.problems li,details.variants li{margin:.2em 0}
 table{border-collapse:collapse;font-size:.82em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 table.sources{margin:.4em 0} table.sources th{cursor:default;position:static}
@@ -418,6 +443,7 @@ _JS = r"""
     bits.push("machine " + (p.machine === null || p.machine === undefined ? "\u2014" : p.machine));
     bits.push("date " + (p.date === null || p.date === undefined ? "\u2014" : p.date));
     if (p.run_by !== null && p.run_by !== undefined) { bits.push("run by " + p.run_by); }
+    if (p.numeric) { bits.push("platform " + p.numeric); }
     return bits.join(", ");
   }
   function cellsCell(e) {

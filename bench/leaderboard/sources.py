@@ -89,7 +89,7 @@ def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
     falls back to the one the cell's metrics record."""
     raw = raw if isinstance(raw, dict) else {}
     out = {k: raw.get(k) for k in PROVENANCE_KEYS}
-    if out["suite_version"] is None and suite_version is not None:
+    if out["suite_version"] is None and suite_version:
         out["suite_version"] = str(suite_version)
     return out
 

@@ -315,11 +315,11 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
            plots: list[str], title: str, audits: AuditSet | None = None,
            adversary: str | None = None) -> str:
     lines = [f"# {title}", ""]
-    suites = sorted({r.suite_version for r in rs.cells})
+    suites = sorted({r.suite_version for r in rs.cells} - {""})
     base = sum(g.config.is_baseline for g in groups)
+    legacy = f"; cells of suite version(s) {', '.join(suites)}" if suites else ""
     lines.append(f"{len(rs.cells)} finished cells in {len(groups)} configurations "
-                 f"({base} baseline), {len(rs.failed)} failed; suite version(s): "
-                 f"{', '.join(suites) or '—'}.")
+                 f"({base} baseline), {len(rs.failed)} failed{legacy}.")
     lines.append("")
     lines += _privacy_section(groups, adversary)
     if audits is not None:

@@ -93,8 +93,10 @@ class CellRecord:
 
     @property
     def suite_version(self) -> str:
-        """Suite version the cell was produced with."""
-        return str(self.spec.get("suite_version") or self.metrics.get("suite_version") or "?")
+        """The suite version of a cell written before 0.4.0, whose hash covered it (such cells
+        are never pooled with cells of another version); ``""`` for later cells, whose hash
+        does not (their release is in the manifest's provenance)."""
+        return str(self.spec.get("suite_version") or self.metrics.get("suite_version") or "")
 
     @property
     def dataset_hash(self) -> str:
@@ -533,7 +535,8 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
     conflicts, warnings = data_conflicts(cells)
     suites = sorted({r.suite_version for r in cells})
     if len(suites) > 1:
-        warnings.append(f"results from {len(suites)} suite versions ({', '.join(suites)}) are "
+        shown = [s or "0.4.0 and later" for s in suites]
+        warnings.append(f"results from {len(suites)} suite versions ({', '.join(shown)}) are "
                         "never pooled: their rows are labelled suite=<version>")
 
     def data_tag(r: CellRecord) -> str:

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import numeric
 from bench.embeddings import UNK
 from bench.models.base import default_threads, torch_context
 from bench.rewriters.base import PUBLIC_PART, Rewriter, check_pairs
@@ -235,7 +236,7 @@ class AutoencoderRewriter(Rewriter):
         self.dim_ = noisy[0].shape[1]
         self._vocabulary(tokens, embedding)
         targets = self._targets(tokens)
-        self.device_ = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device_ = numeric.torch_device()  # cpu in the pinned environment
         lengths = np.array([min(len(x), self.max_len) for x in noisy], np.int64)
         rng = np.random.default_rng(self.seed)
         t0 = time.perf_counter()

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-import bench
+from bench.grid.cell import PIPELINE_VERSION
 from bench.grid.frozen import canonical_json, thaw
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ adversary's (``[cell seed, 1]``)."""
 
 def _key(payload: Any) -> str:
     h = hashlib.sha256(canonical_json(payload).encode("utf-8"))
-    h.update(b"\0bench=" + bench.__version__.encode("utf-8"))
+    h.update(b"\0pipeline=" + str(PIPELINE_VERSION).encode("utf-8"))
     return h.hexdigest()[:16]
 
 

@@ -77,10 +77,14 @@ def test_hash_changes_with_settings_dataset_hash_and_version(tmp_path, monkeypat
     assert mia.privatization_key == ref.privatization_key  # model/metric settings only
     assert cell_hash(ref, "a" * 64) != cell_hash(ref, "b" * 64) != ref.hash
     h = ref.hash
+    # the suite version is not hashed: a release that changes nothing a cell computes keeps
+    # every hash (issue 22); the pipeline version and every component's version are
     monkeypatch.setattr(bench, "__version__", "999.0")
-    assert ref.hash != h
-    changed = dataclasses.replace(ref, versions=G.freeze({**ref.versions, "mechanism": "2"}))
+    assert cell_hash(ref) == h
+    monkeypatch.setattr(G.cell, "PIPELINE_VERSION", 999)
+    assert cell_hash(ref) != h
     monkeypatch.undo()
+    changed = dataclasses.replace(ref, versions=G.freeze({**ref.versions, "mechanism": "2"}))
     assert changed.hash != h and ref.hash == h
 
 

@@ -52,7 +52,7 @@ def test_shipped_grid_documents_every_key(path):
 def test_shipped_grid_counts():
     counts = {p.stem: (len(shipped(p).cells), len(shipped(p).skipped)) for p in SHIPPED}
     assert counts["smoke"] == (3, 1)
-    assert counts["quickstart"] == (27, 0)
+    assert counts["quickstart"] == (45, 0)
     assert counts["thesis_reference"] == (410, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (75, 261)

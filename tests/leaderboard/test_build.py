@@ -11,9 +11,17 @@ from pathlib import Path
 
 import pytest
 
+import bench
 from bench.leaderboard import LeaderboardError, build, build_leaderboard, read_sources
 
-from .helpers import all_hashes, copy_results, rewrite_metrics, spec_of
+from .helpers import (
+    all_hashes,
+    copy_results,
+    rewrite_metrics,
+    set_platform,
+    set_provenance,
+    spec_of,
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,13 +51,15 @@ def test_one_folder(alone):
     cell = next(iter(_cells(alone).values()))
     assert cell["href"].startswith("file://") and cell["mlflow"] is None
     assert cell["provenance"][0]["source"] == "s0"
-    assert cell["provenance"][0]["suite_version"] == "0.3.0"
+    assert cell["provenance"][0]["suite_version"] == bench.__version__
+    assert cell["provenance"][0]["numeric"].startswith("cpu-pinned-")
+    assert cell["platform"] == cell["provenance"][0]["numeric"]
 
 
 def test_overlapping_folders_merge_into_one_cell_each(alone, tmp_path):
     some = all_hashes()[:10]
     doc = build(read_sources([copy_results(tmp_path / "a"), copy_results(tmp_path / "b", some)]))
-    assert [s["cells"] for s in doc["sources"]] == [27, 10]
+    assert [s["cells"] for s in doc["sources"]] == [45, 10]
     assert doc["conflicts"] == []
     assert _scores(doc) == _scores(alone)  # the duplicates changed nothing
     cells = _cells(doc)
@@ -59,7 +69,10 @@ def test_overlapping_folders_merge_into_one_cell_each(alone, tmp_path):
 
 
 def test_conflicting_duplicate_is_reported_and_not_ranked(tmp_path):
+    """Two copies from the same numeric platform must agree: if not, a bug or a forgery."""
     a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    set_platform(a, "cpu-pinned-0000aaaa")
+    set_platform(b, "cpu-pinned-0000aaaa")
     victim = next(h for h in all_hashes() if spec_of(a / "cells" / h)["mechanism"]["name"] == "mvl")
 
     def shift(m):
@@ -73,7 +86,59 @@ def test_conflicting_duplicate_is_reported_and_not_ranked(tmp_path):
     (conflict,) = doc["conflicts"]
     assert conflict["hash"] == victim and conflict["sources"] == ["s0", "s1"]
     assert any(d.startswith("metrics.utility.macro_f1:") for d in conflict["differences"])
+    assert "both on cpu-pinned-0000aaaa" in conflict["differences"][0]
     assert victim not in _cells(doc) and other in _cells(doc)
+    assert doc["platform_variants"] == []
+
+
+def _shift_victim(b: Path) -> str:
+    victim = next(h for h in all_hashes()
+                  if spec_of(b / "cells" / h)["mechanism"]["name"] == "none")
+    rewrite_metrics(b / "cells" / victim, lambda m: m["utility"].update(
+        macro_f1=m["utility"]["macro_f1"] - 0.1))
+    return victim
+
+
+def test_copies_from_different_platforms_are_variants_ranked_with_the_pinned_copy(alone,
+                                                                                 tmp_path):
+    """A GPU copy that differs from the pinned-CPU copy is a platform variant: the cell (here
+    a baseline, which every entry of its seed needs) stays ranked, with the pinned copy."""
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    set_platform(a, "cpu-pinned-0000aaaa")
+    set_platform(b, "cuda-0000bbbb")
+    victim = _shift_victim(b)
+    for order in ([b, a], [a, b]):  # whichever source comes first
+        doc = build(read_sources(order))
+        assert doc["conflicts"] == []
+        assert _scores(doc) == _scores(alone)  # ranked as with the pinned copy alone
+        (var,) = doc["platform_variants"]
+        assert var["hash"] == victim and var["ranked"]["platform"] == "cpu-pinned-0000aaaa"
+        (other,) = var["others"]
+        assert other["platform"] == "cuda-0000bbbb"
+        assert any(d.startswith("metrics.utility.macro_f1:") for d in other["differences"])
+        assert all(e["rank_flag"] != "no baseline" for e in doc["entries"])
+        assert {p for e in doc["entries"] for p in e["platforms"]} == {"cpu-pinned-0000aaaa"}
+        cell = _cells(doc)[victim]
+        assert cell["platform"] == "cpu-pinned-0000aaaa"
+        assert {p["numeric"] for p in cell["provenance"]} == {"cpu-pinned-0000aaaa",
+                                                              "cuda-0000bbbb"}
+
+
+def test_unrecorded_platforms_are_variants_not_conflicts(alone, tmp_path):
+    """Cells from before 0.4.0 record no platform: two such copies that differ (e.g. computed
+    on an AVX2 and an AVX-512 CPU) cannot be called the same platform's, so they are variants;
+    a recorded pinned copy is preferred over an unrecorded one."""
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    set_platform(a, "cpu-pinned-0000aaaa")
+    for cell in (b / "cells").iterdir():
+        prov = json.loads((cell / "manifest.json").read_text()).get("provenance") or {}
+        set_provenance(cell, {k: v for k, v in prov.items() if k != "numeric"})
+    victim = _shift_victim(b)
+    doc = build(read_sources([b, a]))
+    assert doc["conflicts"] == [] and _scores(doc) == _scores(alone)
+    (var,) = doc["platform_variants"]
+    assert var["ranked"] == {"source": "s1", "platform": "cpu-pinned-0000aaaa"}
+    assert var["others"][0]["platform"] == "unrecorded" and var["hash"] == victim
 
 
 def _as_version(folder: Path, version: str) -> None:
@@ -94,12 +159,14 @@ def test_versions_are_kept_apart_unless_mixing_is_allowed(tmp_path):
     _as_version(b, "0.2.0")
     srcs = read_sources([a, b])
     apart = build(srcs)
-    assert sorted(bd["suite_version"] for bd in apart["boards"]) == ["0.2.0", "0.3.0"]
+    # cells written since 0.4.0 carry no suite version (it is not part of their hash); cells
+    # of an older version, which hashed it, are kept apart from them
+    assert sorted(bd["suite_version"] for bd in apart["boards"]) == ["", "0.2.0"]
     assert all(len(bd["entries"]) == 4 for bd in apart["boards"])
     mixed = build(srcs, allow_mixed_versions=True)
     (board,) = mixed["boards"]
     assert board["suite_version"] == "mixed" and len(board["entries"]) == 8
-    assert {e["suite_version"] for e in mixed["entries"]} == {"0.2.0", "0.3.0"}
+    assert {e["suite_version"] for e in mixed["entries"]} == {"", "0.2.0"}
     # identical numbers under two versions: each pair shares its rank
     by_cfg: dict[str, set] = {}
     for e in mixed["entries"]:
@@ -130,7 +197,7 @@ def test_malformed_cell_is_named_and_the_rest_kept(tmp_path):
     (bad / "spec.json").write_text("{not json")
     (bad / "metrics.json").write_text("{}")
     src, = read_sources([a])
-    assert len(src.cells) == 27
+    assert len(src.cells) == 45
     assert len(src.problems) == 1 and "0123456789abcdef" in src.problems[0]
 
 

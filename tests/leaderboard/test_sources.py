@@ -24,16 +24,17 @@ def test_folder_cells_carry_the_manifest_provenance(tmp_path):
                                if k != "provenance"}))
     src, = read_sources([a])
     cells = {c.hash: c for c in src.cells}
-    assert cells[h].provenance == manifest["provenance"]
-    # the old cell: only what its metrics say
+    assert cells[h].provenance == manifest["provenance"] | {"numeric": None}
+    # the cell without a record: nothing invented
     other = cells[all_hashes()[1]].provenance
-    assert other == {"suite_version": "0.3.0", "commit": None, "machine": None, "date": None,
-                     "run_by": None}
+    assert other == {"suite_version": None, "commit": None, "machine": None, "date": None,
+                     "run_by": None, "numeric": None}
 
 
 def test_provenance_record_fills_every_key():
     assert provenance_record(None, "0.1") == {"suite_version": "0.1", "commit": None,
-                                              "machine": None, "date": None, "run_by": None}
+                                              "machine": None, "date": None, "run_by": None,
+                                              "numeric": None}
     assert provenance_record({"machine": "x", "extra": 1})["machine"] == "x"
 
 
