@@ -532,10 +532,18 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
     eps = sorted({k[2] for k in groups})
     gets = [(lab, (lambda m, k=k: m["rewrite"][k]), hib) for k, lab, hib in REWRITE_ROWS]
     ref_gets = [(lab, (lambda m, k=k: m["rewrite_reference"][k])) for k, lab, _ in REWRITE_ROWS]
-    info = rw[0]["metrics"]["rewriter"] if rw else {}
+    def span(key: str) -> str:
+        """One value, or the range over the cells (it differs with the seed), independent of
+        the order the cells are read in."""
+        vals = sorted({c["metrics"]["rewriter"][key] for c in rw
+                       if c["metrics"].get("rewriter", {}).get(key) is not None})
+        if not vals:
+            return "?"
+        return f"{vals[0]}" if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
+
     lines = [f"Per ε: mean ± 95% t half-width over seeds (rt, autoencoder trained on the "
-             f"{info.get('docs', '?')} held-apart public snippets, "
-             f"{info.get('output_vocabulary', '?')} output words; LSTM on the rewritten text). "
+             f"{span('docs')} held-apart public snippets, "
+             f"{span('output_vocabulary')} output words; LSTM on the rewritten text). "
              f"Unprivatized baseline utility {fmt(t_interval(values(base, utility)))}.", ""]
     lines.append("| ε | mechanism | utility | " + " | ".join(lab for lab, _, _ in gets) + " |")
     lines.append("|---:|---|---:|" + "---:|" * len(gets))

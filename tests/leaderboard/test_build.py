@@ -46,7 +46,7 @@ def test_one_folder(alone):
     assert [e["rank"] for e in alone["entries"]] == sorted(e["rank"] for e in alone["entries"])
     for e in alone["entries"]:
         assert e["score_ci"][0] <= e["score"] <= e["score_ci"][1]
-        assert len(e["points"]) == 2 and all(len(p["cells"]) == 3 for p in e["points"])
+        assert len(e["points"]) == 2 and all(len(p["cells"]) == 5 for p in e["points"])
     # every ranked entry's cells link to their folders; nothing from MLflow here
     cell = next(iter(_cells(alone).values()))
     assert cell["href"].startswith("file://") and cell["mlflow"] is None
@@ -118,7 +118,9 @@ def test_copies_from_different_platforms_are_variants_ranked_with_the_pinned_cop
         assert any(d.startswith("metrics.utility.macro_f1:") for d in other["differences"])
         assert all(e["rank_flag"] != "no baseline" for e in doc["entries"])
         assert {p for e in doc["entries"] for p in e["platforms"]} == {"cpu-pinned-0000aaaa"}
-        cell = _cells(doc)[victim]
+        # the baseline cell with two differing copies is still the board's baseline
+        assert any(victim in b["cells"] for bd in doc["boards"] for b in bd["baselines"])
+        cell = next(iter(_cells(doc).values()))  # every cell: a copy in each source
         assert cell["platform"] == "cpu-pinned-0000aaaa"
         assert {p["numeric"] for p in cell["provenance"]} == {"cpu-pinned-0000aaaa",
                                                               "cuda-0000bbbb"}
