@@ -70,6 +70,7 @@ from bench.report.tables import (
     delta_test,
     guarantee_table,
     interval_note,
+    md_text,
     rewrite_tables,
     tradeoff_tables,
     utility_ci,
@@ -228,7 +229,10 @@ def _num(x: float | None) -> float | None:
 
 
 def _code(text: str) -> str:
-    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+    """A code span that cannot be closed early or break the table row (no backtick, no line
+    break, ``|`` escaped)."""
+    one_line = " ".join(str(text).splitlines())  # every line break str.splitlines knows
+    return "`" + one_line.replace("`", "'").replace("|", "\\|") + "`"
 
 
 def _audit_section(groups: list[Group], audits: AuditSet) -> list[str]:
@@ -338,8 +342,8 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") \
-        .replace("\n", " ")
+    """Names and messages as plain Markdown text (:func:`bench.report.tables.md_text`)."""
+    return md_text(text)
 
 
 REPORT_ENTRIES = frozenset({"index.md", "metrics.json", "leaderboard.html", "curves.csv",

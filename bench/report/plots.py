@@ -33,7 +33,7 @@ from typing import Any
 
 from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
-from bench.report.tables import csv_num, slug, utility_ci
+from bench.report.tables import csv_cell, csv_num, slug, utility_ci
 
 logger = logging.getLogger(__name__)
 
@@ -221,9 +221,9 @@ def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = 
     rows = curve_points(groups)
     if rows:
         buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow([csv_cell(k) for k in rows[0]])
+        w.writerows([csv_cell(r.get(k, "")) for k in rows[0]] for r in rows)
         p = csv_path or folder / "curves.csv"
         p.write_text(buf.getvalue(), encoding="utf-8", newline="\n")
         paths.append(p)

@@ -173,11 +173,11 @@ class Table:
     def markdown(self) -> str:
         """GitHub-flavoured Markdown: title, table, notes."""
         def cell(v: Value) -> str:
-            t = _md_escape(v.text)
+            t = md_text(v.text)
             return f"**{t}**" if v.bold and t else t
 
-        lines = [f"# {_md_escape(self.title)}", ""]
-        lines.append("| " + " | ".join(_md_escape(c) for c in self.columns) + " |")
+        lines = [f"# {md_text(self.title)}", ""]
+        lines.append("| " + " | ".join(md_text(c) for c in self.columns) + " |")
         aligns = self.align or "l" + "r" * (len(self.columns) - 1)
         lines.append("|" + "|".join(":---" if a == "l" else "---:" for a in aligns) + "|")
         for row in self._display_rows():
@@ -187,7 +187,7 @@ class Table:
                          + " |")
         if self.notes:
             lines.append("")
-            lines.extend(f"{_md_escape(n)}  " if i < len(self.notes) - 1 else _md_escape(n)
+            lines.extend(f"{md_text(n)}  " if i < len(self.notes) - 1 else md_text(n)
                          for i, n in enumerate(self.notes))
         return "\n".join(lines) + "\n"
 
@@ -235,9 +235,10 @@ class Table:
         buf = io.StringIO()
         if not self.records:
             return ""
-        w = csv.DictWriter(buf, fieldnames=list(self.records[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(self.records)
+        fields = [csv_cell(f) for f in self.records[0]]
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(fields)
+        w.writerows([csv_cell(r.get(k, "")) for k in self.records[0]] for r in self.records)
         return buf.getvalue()
 
     def write(self, folder: Path) -> list[Path]:
@@ -251,9 +252,41 @@ class Table:
         return paths
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*") \
-        .replace("_", "\\_").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|!])")
+
+
+def md_text(text: str) -> str:
+    """``text`` as plain text in GitHub-flavoured Markdown, whatever it holds.
+
+    Names in a report come from grid files and results folders, i.e. from whoever wrote them:
+    they must never become links, images, HTML or a new table row. Every line break (``\r``,
+    ``\n``, Unicode separators) becomes a space; ``\\ ` * _ [ ] | !`` are backslash-escaped
+    (no link, image, code span, emphasis or table cell can start); ``& < >`` become entities
+    (no HTML, no ``<url>`` autolink); and ``://`` and ``www.`` are broken with an entity so
+    that GitHub's bare-URL autolinks do not fire.
+    """
+    text = _LINE_BREAKS.sub(" ", str(text))
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("://", "&#58;//").replace("www.", "www&#46;")
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV field that no spreadsheet runs as a formula: a text starting with ``= + - @``,
+    a tab or a carriage return gets a leading ``'`` (OWASP's advice for CSV injection);
+    numbers, including negative ones and the report's number texts (``-0.759``), stay as
+    they are."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
 
 
 _TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",

@@ -107,7 +107,7 @@ def test_index_and_metrics_show_audit_status(audited_results: Path, tmp_path: Pa
     assert rows["tem__eps=1__sens=none__beta=0.001"].startswith(
         "| tem | none | 1 | not audited | — |")
     assert rows["mvl__eps=10__sens=unit_norm__calibrate=False"].startswith(
-        "| mvl | unit_norm | 10 | not audited |")
+        "| mvl | unit\\_norm | 10 | not audited |")
     assert ("Audit records that match no configuration of this report (1): "
             "`laplace__eps=5__sens=none__C=1.0` (PASS).") in index
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())

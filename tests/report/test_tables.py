@@ -21,7 +21,7 @@ Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model 
 such rows are kept and flagged (the thesis leaves them out).\x20\x20
 95% interval: t over n seeds; single run: bootstrap over test documents (1,000 resamples). Shown \
 as mean ± half-width of the Student-t interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2 seeds; as \
-mean [lo, hi] for one seed's percentile bootstrap; the bare mean where there is no interval \
+mean \\[lo, hi\\] for one seed's percentile bootstrap; the bare mean where there is no interval \
 (cells from before suite 0.3.0, metrics without a bootstrap).\x20\x20
 ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval of the \
 per-seed differences (privatized − the baseline of the same seed, which shares its data split \
@@ -93,12 +93,12 @@ GUARANTEE_ROWS = """\
 | Sensitivity approach | Sensitivity bound | Mechanism | Noise parameters | Privacy guarantee \
 | Proven |
 |:---|:---|:---|:---|:---|:---|
-| none | Δ = ∞ (unbounded) | mvl | calibrate = false; d = 50 | ε·d metric DP [euclidean \
-(original embedding space)] | proven |
-|  | — | tem | beta = 0.001 (spec) | ε·d metric DP [euclidean (original embedding space)] \
+| none | Δ = ∞ (unbounded) | mvl | calibrate = false; d = 50 | ε·d metric DP \\[euclidean \
+(original embedding space)\\] | proven |
+|  | — | tem | beta = 0.001 (spec) | ε·d metric DP \\[euclidean (original embedding space)\\] \
 | proven |
 | unit\\_norm | Δ ≤ 2.535 (estimated) | mvl | calibrate = false; d = 50 | 2.535·ε·d metric DP \
-[euclidean (original embedding space)] | estimated from data: minimum distance estimated on \
+\\[euclidean (original embedding space)\\] | estimated from data: minimum distance estimated on \
 the vocabulary |
 """
 
