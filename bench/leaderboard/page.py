@@ -77,7 +77,8 @@ _SCORES = {
                         "baseline of the same dataset and model does not (0..1, higher is "
                         "better)",
 }
-_INTERVALS = {"bootstrap95": "95% percentile bootstrap interval"}
+_INTERVALS = {"t_bootstrap_se95": "95% t interval over n seeds with a bootstrap standard error",
+              "bootstrap95": "95% percentile bootstrap interval"}
 
 
 def _esc(value: object) -> str:
@@ -405,8 +406,9 @@ _JS = r"""
         '">\u2014</td>';
     }
     var ci = Array.isArray(e.score_ci);
+    var n = num(e.score_seeds);
     return '<td class="num"' + (ci ? "" : ' title="no interval"') + ">" +
-      esc(withCi(e.score, e.score_ci)) + "</td>";
+      esc(withCi(e.score, e.score_ci) + (n === null ? "" : " n=" + n)) + "</td>";
   }
   function auditCell(e) {
     var a = txt(e.audit);

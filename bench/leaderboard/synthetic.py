@@ -259,7 +259,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
     return {
         "schema": "bench-leaderboard", "schema_version": 1, "generated": _GENERATED,
         "generated_by": "bench 0.3.0 (synthetic)", "allow_mixed_versions": False,
-        "score": {"name": "hypervolume_gain", "interval": "bootstrap95", "resamples": 1000},
+        "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95", "resamples": 1000},
         "sources": [{"id": s, "kind": k, "location": loc, "cells": counts[s],
                      "left_out": 1 if s == "s2" else 0} for s, k, loc in _SOURCES],
         "boards": boards,

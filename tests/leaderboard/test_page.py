@@ -159,7 +159,7 @@ def test_header_escapes_and_counts(small_board) -> None:
     assert "2026-11-23T15:04:05Z" in rest and "bench 0.3.0 (synthetic)" in rest
     assert "12 entries on 2 boards" in rest
     assert "hypervolume gain over the unprivatized baseline" in rest
-    assert "95% percentile bootstrap interval (1000 resamples)" in rest
+    assert "95% t interval over n seeds with a bootstrap standard error (1000 resamples)" in rest
 
 
 def test_non_finite_numbers_become_strings() -> None:
