@@ -376,7 +376,8 @@ def cmd_leaderboard(args) -> str:
     try:
         doc = build_leaderboard(args.results, args.mlflow, args.out,
                                 allow_mixed_versions=args.allow_mixed_versions,
-                                resamples=args.resamples, seed=args.seed, audits=args.audit)
+                                resamples=args.resamples, seed=args.seed, audits=args.audit,
+                                trusted=args.trusted)
     except LeaderboardError as e:
         raise UsageError(str(e)) from None
     srcs = ", ".join(f"{s['id']} {s['location']} ({s['cells']} cells, {s['left_out']} left "
@@ -630,6 +631,9 @@ def _add_leaderboard_parser(sub) -> None:
                     help="rank entries of different suite versions on one board")
     lb.add_argument("--audit", action="append", default=[], metavar="DIR",
                     help="extra `bench audit` record folders (RESULTS/audit is always read)")
+    lb.add_argument("--trusted", action="append", default=[], metavar="SOURCE",
+                    help="a source (results folder or tracking URI, as given) whose copy stands "
+                    "in a conflict: the maintainer's own results (repeatable)")
     lb.add_argument("--resamples", type=int, default=1000,
                     help="bootstrap resamples of each score's interval (default 1000)")
     lb.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")

@@ -36,6 +36,19 @@ def read_sources(folders: Sequence[str | Path] = (),
     return sources
 
 
+def trusted_ids(sources: Sequence[Source], trusted: Sequence[str | Path]) -> list[str]:
+    """The ids of the sources named in ``trusted`` (a folder by its resolved path, a tracking
+    store by its URI); a name that is not one of the sources is an error."""
+    out = []
+    for t in trusted:
+        want = str(t) if "://" in str(t) else str(Path(t).expanduser().resolve())
+        match = [s.id for s in sources if s.location == want]
+        if not match:
+            raise LeaderboardError(f"--trusted {t}: not one of the sources given")
+        out += match
+    return out
+
+
 def write_leaderboard(doc: dict[str, Any], out: str | Path) -> Path:
     """Write ``leaderboard.json`` and ``leaderboard.html`` into ``out`` together: both are
     built in a temporary sibling folder first, so an error leaves ``out`` as it was."""
@@ -61,15 +74,21 @@ def write_leaderboard(doc: dict[str, Any], out: str | Path) -> Path:
 def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[str] = (),
                       out: str | Path | None = None, *, allow_mixed_versions: bool = False,
                       resamples: int = 1000, seed: int = 0,
-                      audits: Sequence[str | Path] = ()) -> dict[str, Any]:
-    """Read the sources, merge and rank them; write the files into ``out`` when given."""
+                      audits: Sequence[str | Path] = (),
+                      trusted: Sequence[str | Path] = ()) -> dict[str, Any]:
+    """Read the sources, merge and rank them; write the files into ``out`` when given.
+
+    ``trusted``: sources (results folders or tracking URIs, as given) whose copy stands in a
+    conflict (the maintainer's own results; ``docs/leaderboard.md``).
+    """
     if resamples < 100:
         raise LeaderboardError(f"--resamples must be at least 100, got {resamples}")
     for a in audits:
         if not Path(a).is_dir():
             raise LeaderboardError(f"{a}: no such audit folder")
-    doc = build(read_sources(folders, mlflow_uris), allow_mixed_versions=allow_mixed_versions,
-                resamples=resamples, seed=seed, extra_audits=audits)
+    sources = read_sources(folders, mlflow_uris)
+    doc = build(sources, allow_mixed_versions=allow_mixed_versions, resamples=resamples,
+                seed=seed, extra_audits=audits, trusted=trusted_ids(sources, trusted))
     if out is not None:
         write_leaderboard(doc, out)
     return doc

@@ -99,12 +99,23 @@ def _cells_json(g: Group, copies: Mapping[str, MergedCell]) -> list[dict[str, An
     return out
 
 
-def _audit(row: Row, audits: Sequence[AuditSet]) -> str:
+def _row_sources(row: Row, copies: Mapping[str, MergedCell]) -> set[str]:
+    """The sources that hold a copy of any of the entry's cells."""
+    return {c.source for r in row.records() for c in copies[r.hash].copies}
+
+
+def _audit(row: Row, audits: Sequence[tuple[AuditSet, str | None]],
+           copies: Mapping[str, MergedCell]) -> str:
+    """PASS / VIOLATION / not audited. An audit set found in a source (``owner``) counts only
+    for entries whose every cell comes from that source alone, so no contributor can mark
+    another's entries; the maintainer's ``--audit`` folders (owner None) count for all."""
     if row.is_baseline:
         return ""
+    own = _row_sources(row, copies)
+    usable = [a for a, owner in audits if owner is None or own == {owner}]
     found = []
     for _eps, g in sorted(row.by_eps.items()):
-        matches = (a.match(g) for a in audits)
+        matches = (a.match(g) for a in usable)
         found.append(next((r for r in matches if r is not None), None))
     if any(r is not None and r.violation for r in found):
         return "VIOLATION"
@@ -156,7 +167,8 @@ def _baseline_for(board: _Board, row: Row) -> Row | None:
 class _Options:
     resamples: int
     seed: int
-    audits: list[AuditSet]
+    audits: list[tuple[AuditSet, str | None]]
+    """Audit sets with the source that holds them (None: the maintainer's ``--audit``)."""
     copies: dict[str, MergedCell]
 
 
@@ -186,7 +198,7 @@ def _entry(board: _Board, row: Row, opts: _Options,
             "cells": _cells_json(g, opts.copies)})
         points.append(pt)
         flags.append(gp.status)
-    audit = _audit(row, opts.audits)
+    audit = _audit(row, opts.audits, opts.copies)
     base = _baseline_for(board, row)
     base_pt = None
     if base is not None:
@@ -247,15 +259,18 @@ def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any
 
 def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
-          extra_audits: Sequence[str | Path] = ()) -> dict[str, Any]:
+          extra_audits: Sequence[str | Path] = (),
+          trusted: Sequence[str] = ()) -> dict[str, Any]:
     """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``)."""
-    cells, conflicts, variants = merge(list(sources))
+    cells, conflicts, variants = merge(list(sources), frozenset(trusted))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
                               for m in cells])
     groups, warnings = group_cells(records)
-    audit_dirs = [d for s in sources for d in s.audit_folders] + [Path(a) for a in extra_audits]
-    audits = [a for a in (load_audits(d) for d in audit_dirs) if a is not None]
+    audit_dirs = [(d, s.id) for s in sources for d in s.audit_folders]
+    audit_dirs += [(Path(a), None) for a in extra_audits]
+    audits = [(a, owner) for a, owner in ((load_audits(d), o) for d, o in audit_dirs)
+              if a is not None]
     opts = _Options(resamples, seed, audits, copies)
     boards_json, entries_json = [], []
     rows = rows_by_config(groups)
@@ -286,7 +301,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                             "private_attribute": attr, "suite_version": suite,
                             "baselines": baselines, "entries": ids})
     problems = [p for s in sources for p in s.problems] + warnings
-    problems += [w for a in audits for w in a.warnings]
+    problems += [w for a, _owner in audits for w in a.warnings]
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -294,6 +309,6 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "allow_mixed_versions": allow_mixed_versions,
         "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
-        "sources": [s.describe() for s in sources],
+        "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],
         "boards": boards_json, "entries": entries_json,
         "conflicts": conflicts, "platform_variants": variants, "problems": problems}

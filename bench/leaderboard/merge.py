@@ -15,6 +15,11 @@ platform each copy was computed on (``provenance.numeric.id``, :mod:`bench.numer
   stays in the ranking with one copy -- the pinned-CPU copy when there is one, else the first
   source's -- and the others are listed with their platforms and the spread of their values.
   A variant never removes a cell, so never an entry's baseline.
+
+A source can be *trusted* (``bench leaderboard --trusted SOURCE``: the maintainer's own
+results). In a conflict a trusted copy stands: the cell stays in the ranking with it, and the
+conflict is still listed (``resolved_by``), so nobody can remove a trusted result by handing
+in a differing copy of it.
 """
 
 from __future__ import annotations
@@ -116,8 +121,8 @@ def _diff(a: SourceCell, b: SourceCell) -> list[str]:
                        {"spec": b.spec, "metrics": b.metrics})
 
 
-def _resolve(h: str, copies: list[SourceCell]) -> tuple[MergedCell | None, dict | None,
-                                                         dict | None]:
+def _resolve(h: str, copies: list[SourceCell], trusted: frozenset[str] = frozenset()
+             ) -> tuple[MergedCell | None, dict | None, dict | None]:
     """One hash's copies -> (the merged cell or None, a conflict record, a variants record)."""
     by_platform: dict[str, list[SourceCell]] = {}
     for c in copies:
@@ -131,8 +136,15 @@ def _resolve(h: str, copies: list[SourceCell]) -> tuple[MergedCell | None, dict 
                         for d in _diff(group[0], other)]
     name = str(copies[0].spec.get("name", ""))
     if clashes:
-        return None, {"hash": h, "name": name, "sources": [c.source for c in copies],
-                      "differences": _shown(clashes)}, None
+        conflict = {"hash": h, "name": name, "sources": [c.source for c in copies],
+                    "differences": _shown(clashes), "resolved_by": None}
+        sure = [c for c in copies if c.source in trusted]
+        if not sure:
+            return None, conflict, None
+        conflict["resolved_by"] = sure[0].source  # the trusted copy stands
+        ordered = [sure[0]] + [c for c in copies if c is not sure[0]]
+        return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0])),
+                conflict, None)
     pinned = [c for c in copies if platform_of(c).startswith(PINNED_PREFIX)]
     chosen = (pinned or copies)[0]
     ordered = [chosen] + [c for c in copies if c is not chosen]
@@ -151,17 +163,17 @@ def _resolve(h: str, copies: list[SourceCell]) -> tuple[MergedCell | None, dict 
     return merged, None, variants
 
 
-def merge(sources: list[Source]) -> tuple[list[MergedCell], list[dict[str, Any]],
-                                          list[dict[str, Any]]]:
+def merge(sources: list[Source], trusted: frozenset[str] = frozenset()
+          ) -> tuple[list[MergedCell], list[dict[str, Any]], list[dict[str, Any]]]:
     """(merged cells, conflicts, platform variants), the last two as ``leaderboard.json``
-    records (see the module docstring)."""
+    records (see the module docstring); ``trusted``: ids of trusted sources."""
     copies: dict[str, list[SourceCell]] = {}
     for src in sources:
         for cell in src.cells:
             copies.setdefault(cell.hash, []).append(cell)
     cells, conflicts, variants = [], [], []
     for h in sorted(copies):
-        merged, conflict, variant = _resolve(h, copies[h])
+        merged, conflict, variant = _resolve(h, copies[h], trusted)
         if merged is not None:
             cells.append(merged)
         if conflict is not None:

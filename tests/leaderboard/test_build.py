@@ -176,20 +176,74 @@ def test_versions_are_kept_apart_unless_mixing_is_allowed(tmp_path):
     assert all(len(r) == 1 for r in by_cfg.values())
 
 
-def test_audit_violation_is_ranked_last(tmp_path):
+def _tem_violations(folder: Path) -> None:
     from bench.audit import AuditReport, AuditRow, write_audit_status
 
-    a = copy_results(tmp_path / "a")
     for eps in (1.0, 10.0):
         write_audit_status(AuditReport(
             "tem", eps, {"beta": 0.001}, "none", "ε·d metric DP", 50, 4000, 0.95, 12,
             rows=[AuditRow("words", "nearest", ("w1", "w2"), 0.5, eps, eps + 1, "VIOLATION",
-                           "constructed", 4)]), a / "audit")
+                           "constructed", 4)]), folder)
+
+
+def test_audit_violation_is_ranked_last(tmp_path):
+    a = copy_results(tmp_path / "a")
+    _tem_violations(a / "audit")
     doc = build(read_sources([a]))
     tem = next(e for e in doc["entries"] if e["mechanism"] == "tem")
     assert tem["audit"] == "VIOLATION" and tem["rank_flag"] == "audit violation"
     assert tem["rank"] == 4 == max(e["rank"] for e in doc["entries"])
     assert doc["entries"][-1] is tem
+
+
+def test_an_audit_only_source_changes_nothing_of_another_contributor(alone, tmp_path):
+    """Issue 24: a folder holding only VIOLATION audit records used to mark every matching
+    entry of every source 'audit violation' and rank it last. A source's audits now count
+    only for entries whose every cell comes from that source alone."""
+    a = copy_results(tmp_path / "a")
+    hostile = tmp_path / "hostile"
+    (hostile / "cells").mkdir(parents=True)
+    _tem_violations(hostile / "audit")
+    doc = build(read_sources([a, hostile]))
+    assert _scores(doc) == _scores(alone)
+    tem = next(e for e in doc["entries"] if e["mechanism"] == "tem")
+    assert tem["audit"] != "VIOLATION" and tem["rank_flag"] == ""
+    # copying the honest cells next to the audits does not give them a hold either
+    both = copy_results(tmp_path / "both")
+    _tem_violations(both / "audit")
+    doc = build(read_sources([a, both]))
+    assert next(e for e in doc["entries"] if e["mechanism"] == "tem")["audit"] != "VIOLATION"
+    # the maintainer's own audit folder (--audit) counts for every entry
+    doc = build(read_sources([a]), extra_audits=[hostile / "audit"])
+    assert next(e for e in doc["entries"] if e["mechanism"] == "tem")["audit"] == "VIOLATION"
+
+
+def test_a_trusted_copy_stands_in_a_conflict(alone, tmp_path):
+    """A differing copy of a trusted source's cell (same platform) cannot take it out of the
+    ranking: the conflict is listed, resolved by the trusted source."""
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    set_platform(a, "cpu-pinned-0000aaaa")
+    set_platform(b, "cpu-pinned-0000aaaa")
+    victim = _shift_victim(b)  # a baseline: without it every entry would lose its score
+    untrusted = build(read_sources([a, b]))
+    assert [c["resolved_by"] for c in untrusted["conflicts"]] == [None]
+    assert all(e["rank_flag"] == "no baseline" for e in untrusted["entries"]
+               if e["score"] is None) and _scores(untrusted) != _scores(alone)
+    doc = build(read_sources([b, a]), trusted=["s1"])
+    (conflict,) = doc["conflicts"]
+    assert conflict["hash"] == victim and conflict["resolved_by"] == "s1"
+    assert _scores(doc) == _scores(alone)
+    assert [s["trusted"] for s in doc["sources"]] == [False, True]
+
+
+def test_trusted_names_a_source(tmp_path):
+    from bench.leaderboard import build_leaderboard
+
+    a = copy_results(tmp_path / "a")
+    doc = build_leaderboard([a], trusted=[a])
+    assert doc["sources"][0]["trusted"] is True
+    with pytest.raises(LeaderboardError, match="--trusted .*not one of the sources given"):
+        build_leaderboard([a], trusted=[tmp_path / "elsewhere"])
 
 
 def test_malformed_cell_is_named_and_the_rest_kept(tmp_path):
