@@ -38,6 +38,7 @@ import logging
 import math
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -60,6 +61,9 @@ METRICS_KEYS = ("runtime",)
 """Keys every ``metrics.json`` has, whatever the grid's ``metrics`` setting."""
 DAMAGED = "damaged"
 """Folder under the results folder that damaged cells are moved to."""
+MAX_FILE_BYTES = 64 * 2**20
+"""Largest cell file read (a cell's JSON files are kilobytes; this bounds what a hostile or
+broken results folder can make a reader load)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,14 +180,48 @@ def seal_cell(folder: Path) -> None:
 # Checking
 # --------------------------------------------------------------------------------------------
 
-def _load_object(path: Path) -> dict:
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    A results folder may come from anyone: a symbolic link is not followed (it could point
+    anywhere, ``/dev/zero`` included), a FIFO or device is not opened (reading it could block
+    or never end), and a file over ``limit`` is not loaded.
+
+    Raises:
+        OSError: any of these (the message names the file and why), or the file is missing.
+    """
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise OSError(f"{path.name} is a symbolic link (not followed)")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{path.name} is not a regular file")
+    if st.st_size > limit:
+        raise OSError(f"{path.name} has {st.st_size} bytes, more than the {limit} a cell file "
+                      "may have")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{path.name} grew past {limit} bytes while being read")
+    return data
+
+
+def parse_object(data: bytes, name: str) -> dict:
+    """A JSON object from a cell file's bytes (ValueError naming ``name`` otherwise, deep
+    nesting included: it would exhaust the parser's recursion)."""
     try:
-        obj = json.loads(path.read_bytes().decode("utf-8"))
+        obj = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{name} is nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as e:
-        raise ValueError(f"{path.name} does not parse ({e})") from None
+        raise ValueError(f"{name} does not parse ({e})") from None
     if not isinstance(obj, dict):
-        raise ValueError(f"{path.name} is not a JSON object")
+        raise ValueError(f"{name} is not a JSON object")
     return obj
+
+
+def _load_object(path: Path) -> dict:
+    return parse_object(read_regular(path), path.name)
 
 
 def file_mismatch(name: str, data: bytes, want: Any) -> str | None:
@@ -200,9 +238,12 @@ def file_mismatch(name: str, data: bytes, want: Any) -> str | None:
 def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
     """What is wrong with a finished cell's folder, or None if it is sound (see the module
     docstring for what is checked). A folder without ``spec.json`` and ``metrics.json`` is
-    not a finished cell: ask :func:`cell_state` first."""
+    not a finished cell: ask :func:`cell_state` first. Only regular files are read, with a size
+    bound (:func:`read_regular`); a cell folder that is a symbolic link is not followed."""
+    if folder.is_symlink():
+        return "the cell folder is a symbolic link (not followed)"
     try:
-        raw = {n: (folder / n).read_bytes() for n in CELL_FILES}
+        raw = {n: read_regular(folder / n) for n in CELL_FILES}
     except OSError as e:
         return f"unreadable ({e.strerror or e})"
     if require_manifest:
@@ -226,8 +267,8 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
             if problem:
                 return problem
     try:
-        spec = _load_object(folder / "spec.json")
-        metrics = _load_object(folder / "metrics.json")
+        spec = parse_object(raw["spec.json"], "spec.json")
+        metrics = parse_object(raw["metrics.json"], "metrics.json")
     except ValueError as e:
         return str(e)
     for name, obj, keys in (("spec.json", spec, SPEC_KEYS), ("metrics.json", metrics,
@@ -265,18 +306,30 @@ def cell_done(folder: Path) -> bool:
 
 def quarantine(path: Path, results: Path, reason: str) -> Path:
     """Move a damaged cell's folder (or a damaged file, e.g. a broken ``mlflow.db``) to
-    ``results/damaged/<name>.<UTC time>/`` with a ``reason.txt``; never deletes it. A file goes
-    inside that folder. Returns the new location."""
+    ``results/damaged/<name>.<UTC time>/`` with a ``reason.txt``; never deletes it. A file or a
+    symbolic link goes inside that folder (a link is moved, never followed). Returns the new
+    location.
+
+    Raises:
+        OSError: ``results/damaged`` is a symbolic link or not a folder inside ``results``.
+    """
+    damaged = results / DAMAGED
+    inside = results.resolve()
+    if damaged.is_symlink() or (damaged.exists() and not damaged.is_dir()) or \
+            inside not in (damaged.resolve(), *damaged.resolve().parents):
+        raise OSError(f"{damaged} is not a folder inside {results} (a symbolic link?): "
+                      "nothing is moved there")
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     dest = results / DAMAGED / f"{path.name}.{stamp}"
     n = 1
     while dest.exists():
         n += 1
         dest = results / DAMAGED / f"{path.name}.{stamp}.{n}"
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(path, dest)
-    else:
+    else:  # a file, or a symbolic link (moved itself, into a folder of its own: never written
+        # through)
         dest.mkdir(parents=True)
         os.replace(path, dest / path.name)
     (dest / "reason.txt").write_text(reason + "\n", encoding="utf-8")

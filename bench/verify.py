@@ -33,10 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.store import (
+    DAMAGED,
     MANIFEST,
     cell_state,
     check_cell,
+    parse_object,
     quarantine,
+    read_regular,
     seal_cell,
 )
 
@@ -133,6 +136,9 @@ def scan(results: Path, report: VerifyReport) -> None:
     if not cells.is_dir():
         return
     for folder in sorted(p for p in cells.iterdir() if p.is_dir()):
+        if folder.is_symlink():  # never followed: moved aside (the link, not its target)
+            report.damaged[folder.name] = check_cell(folder) or "a symbolic link"
+            continue
         if folder.name.startswith("."):
             report.stray.append(folder.name)
             continue
@@ -158,20 +164,29 @@ def _forget_engine(uri: str) -> None:
         engine.dispose()
 
 
-def _rebuildable(spec_file: Path) -> tuple[Any, dict] | None:
-    """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell."""
+def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
+    """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell that
+    ``--repair`` may recompute, else the reason it is not recomputed.
+
+    The spec is read like any file of an untrusted folder (:func:`bench.store.read_regular`;
+    a cell folder that was a symbolic link is not followed). A spec naming a dataset file
+    (``path``) is not recomputed: a hostile spec could name any file on this machine, and
+    only its grid file says which data the user meant.
+    """
     from bench.grid import Cell, cell_hash
 
     try:
-        spec = json.loads(spec_file.read_text(encoding="utf-8"))
+        spec = parse_object(read_regular(spec_file), "spec.json")
         if "suite_version" in spec:  # written before 0.4.0: hashed with the suite version
-            return None
+            return "written before 0.4.0 (`bench migrate` re-keys such cells)"
+        if (spec.get("dataset") or {}).get("config", {}).get("path"):
+            return "its dataset is a file named in the spec"
         cell = Cell.from_spec(spec)
         if cell_hash(cell, spec.get("dataset_hash")) != spec.get("hash"):
-            return None
+            return "its spec.json does not hash to its name"
         return cell, spec
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return f"its spec.json does not describe a cell ({type(e).__name__})"
 
 
 def _ident(spec: dict) -> str:
@@ -197,11 +212,13 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     report.stray = left
     todo = []
     for h, reason in sorted(report.damaged.items()):
+        linked = (results / "cells" / h).is_symlink()
         dest = quarantine(results / "cells" / h, results, reason)
         report.actions.append(f"moved damaged cell {h} to {dest}")
-        rebuilt = _rebuildable(dest / "spec.json")
-        if rebuilt is None:
-            report.actions.append(f"cannot rebuild {h} from its spec.json: run its grid again "
+        rebuilt = ("the cell folder was a symbolic link" if linked
+                   else _rebuildable(dest / "spec.json"))
+        if isinstance(rebuilt, str):
+            report.actions.append(f"not recomputing {h}: {rebuilt}; run its grid again "
                                   f"(`bench run GRID --results {results}`)")
         else:
             todo.append((h, *rebuilt))
@@ -320,6 +337,10 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
     results = Path(results)
     if not (results / "cells").is_dir():
         raise FileNotFoundError(f"no results under {results}/cells")
+    for sub_folder in ("cells", DAMAGED, "locks"):
+        if (results / sub_folder).is_symlink():  # --repair reads and writes only inside
+            raise ValueError(f"{results / sub_folder} is a symbolic link: bench verify reads and "
+                             f"writes only inside {results}; nothing was changed")
     report = VerifyReport(results)
     scan(results, report)
     if seal:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
-from bench.store import MANIFEST, check_cell
+from bench.store import MANIFEST, check_cell, parse_object, read_regular
 
 logger = logging.getLogger(__name__)
 
@@ -156,8 +156,9 @@ def component(spec: Mapping[str, Any], kind: str) -> tuple[str, dict[str, Any], 
 
 
 def _read_json(path: Path) -> Any:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    """A cell file's JSON object: regular files only, size-bounded, depth-safe
+    (:func:`bench.store.read_regular`): a results folder may come from anyone."""
+    return parse_object(read_regular(path), path.name)
 
 
 def resolve_grid(grid: str | Path) -> Path:
@@ -223,6 +224,9 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
     unsealed = 0
     for folder in sorted(p for p in cells_dir.iterdir() if p.is_dir()
                          and not p.name.startswith(".")):
+        if folder.is_symlink():
+            out.warnings.append(f"cells/{folder.name}: a symbolic link (not followed); ignored")
+            continue
         spec_f, met_f, err_f = (folder / n for n in ("spec.json", "metrics.json", "error.json"))
         try:
             if spec_f.is_file() or met_f.is_file():
