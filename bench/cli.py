@@ -377,15 +377,26 @@ def cmd_leaderboard(args) -> str:
         doc = build_leaderboard(args.results, args.mlflow, args.out,
                                 allow_mixed_versions=args.allow_mixed_versions,
                                 resamples=args.resamples, seed=args.seed, audits=args.audit,
-                                trusted=args.trusted)
+                                trusted=args.trusted, verify=args.verify,
+                                verify_seed=args.verify_seed)
     except LeaderboardError as e:
         raise UsageError(str(e)) from None
     srcs = ", ".join(f"{s['id']} {s['location']} ({s['cells']} cells, {s['left_out']} left "
                      "out)" for s in doc["sources"])
     ranked = sum(e["rank"] is not None for e in doc["entries"])
+    checked = ""
+    if doc.get("verify"):
+        from collections import Counter
+
+        n = Counter(e.get("verification", {}).get("status") for e in doc["entries"])
+        refuted = ", ".join(doc["verify"]["refuted_sources"]) or "none"
+        checked = (f"\n  verified by recomputation ({doc['verify']['cells_per_entry']} cell(s) "
+                   f"per entry, seed {doc['verify']['seed']}): {n['verified']} verified, "
+                   f"{n['refuted']} refuted, {n['unverified']} unverified; refuted sources: "
+                   f"{refuted}")
     return (f"leaderboard: {len(doc['entries'])} entries on {len(doc['boards'])} board(s), "
             f"{ranked} ranked; {len(doc['conflicts'])} conflict(s), {len(doc['problems'])} "
-            f"problem(s)\n  sources: {srcs}\n  wrote {args.out}/leaderboard.json and "
+            f"problem(s){checked}\n  sources: {srcs}\n  wrote {args.out}/leaderboard.json and "
             f"{args.out}/leaderboard.html\n")
 
 
@@ -634,6 +645,12 @@ def _add_leaderboard_parser(sub) -> None:
     lb.add_argument("--trusted", action="append", default=[], metavar="SOURCE",
                     help="a source (results folder or tracking URI, as given) whose copy stands "
                     "in a conflict: the maintainer's own results (repeatable)")
+    lb.add_argument("--verify", type=int, default=0, metavar="N",
+                    help="recompute N randomly chosen cells of every entry and compare them bit "
+                    "for bit: verified / refuted (the source's entries are taken out) / "
+                    "unverified (docs/leaderboard.md)")
+    lb.add_argument("--verify-seed", type=int, default=0, metavar="S",
+                    help="seed of the choice of cells to recompute (recorded; default 0)")
     lb.add_argument("--resamples", type=int, default=1000,
                     help="bootstrap resamples of each score's interval (default 1000)")
     lb.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")

@@ -75,12 +75,16 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
                       out: str | Path | None = None, *, allow_mixed_versions: bool = False,
                       resamples: int = 1000, seed: int = 0,
                       audits: Sequence[str | Path] = (),
-                      trusted: Sequence[str | Path] = ()) -> dict[str, Any]:
+                      trusted: Sequence[str | Path] = (), verify: int = 0,
+                      verify_seed: int = 0) -> dict[str, Any]:
     """Read the sources, merge and rank them; write the files into ``out`` when given.
 
     ``trusted``: sources (results folders or tracking URIs, as given) whose copy stands in a
-    conflict (the maintainer's own results; ``docs/leaderboard.md``).
+    conflict (the maintainer's own results; ``docs/leaderboard.md``). ``verify``: cells of
+    every entry to recompute (:mod:`bench.leaderboard.recompute`), chosen with ``verify_seed``.
     """
+    if verify < 0:
+        raise LeaderboardError(f"--verify must be 0 or more, got {verify}")
     if resamples < 100:
         raise LeaderboardError(f"--resamples must be at least 100, got {resamples}")
     for a in audits:
@@ -88,7 +92,8 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
             raise LeaderboardError(f"{a}: no such audit folder")
     sources = read_sources(folders, mlflow_uris)
     doc = build(sources, allow_mixed_versions=allow_mixed_versions, resamples=resamples,
-                seed=seed, extra_audits=audits, trusted=trusted_ids(sources, trusted))
+                seed=seed, extra_audits=audits, trusted=trusted_ids(sources, trusted),
+                verify=verify, verify_seed=verify_seed)
     if out is not None:
         write_leaderboard(doc, out)
     return doc

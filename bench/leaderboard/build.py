@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import re
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -257,11 +258,51 @@ def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any
                                   for p2, u2 in pts)
 
 
+def _verify(made_all: list[list[tuple]], copies: dict[str, MergedCell], n: int,
+            seed: int) -> list[str]:
+    """Recompute ``n`` cells of every entry (:mod:`bench.leaderboard.recompute`), set each
+    entry's ``verification``, and return the refuted sources."""
+    from bench.leaderboard.recompute import Recomputer, entry_verification
+
+    with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
+        rc = Recomputer(copies, Path(tmp))
+        for made in made_all:
+            for e, _sc, _v in made:
+                hashes = sorted({c["hash"] for p in e["points"] for c in p["cells"]})
+                ident = json.dumps([e["dataset"], e["model"], e["config"], e["suite_version"]],
+                                   ensure_ascii=True)
+                rng = np.random.default_rng(
+                    [seed, int(hashlib.sha256(ident.encode()).hexdigest()[:15], 16)])
+                chosen = sorted(rng.choice(hashes, size=min(n, len(hashes)), replace=False)
+                                ) if hashes else []
+                e["verification"] = entry_verification([rc.check(str(h)) for h in chosen])
+    return sorted({s for c in rc.checked.values() for s in c.refuted})
+
+
+def _exclude_refuted(made: list[tuple], copies: dict[str, MergedCell],
+                     refuted: set[str]) -> list[tuple]:
+    """Entries refuted by their own check, or resting on a cell that only refuted sources
+    hold, lose their score: ``rank_flag`` ``"refuted"``."""
+    out = []
+    for e, sc, v in made:
+        cells = {c["hash"] for p in e["points"] for c in p["cells"]}
+        only_refuted = any({c.source for c in copies[h].copies} <= refuted for h in cells)
+        if e.get("verification", {}).get("status") == "refuted" or only_refuted:
+            e["score"], e["score_ci"], e["score_seeds"], e["rank_flag"] = None, None, None, \
+                "refuted"
+            sc = None
+        out.append((e, sc, v))
+    return out
+
+
 def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = (),
-          trusted: Sequence[str] = ()) -> dict[str, Any]:
-    """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``)."""
+          trusted: Sequence[str] = (), verify: int = 0,
+          verify_seed: int = 0) -> dict[str, Any]:
+    """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``); with
+    ``verify`` > 0, ``verify`` cells of every entry are recomputed first
+    (:mod:`bench.leaderboard.recompute`)."""
     cells, conflicts, variants = merge(list(sources), frozenset(trusted))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
@@ -279,8 +320,13 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         warnings = [*warnings, f"{len(unboarded)} configuration(s) measure no private "
                     f"attribute (e.g. {unboarded[0].dataset} · {unboarded[0].model} · "
                     f"{unboarded[0].config}): on no board"]
-    for bi, board in enumerate(_boards(rows, allow_mixed_versions)):
-        made = [_entry(board, row, opts) for row in board.rows]
+    boards = list(_boards(rows, allow_mixed_versions))
+    made_all = [[_entry(board, row, opts) for row in board.rows] for board in boards]
+    refuted: list[str] = []
+    if verify > 0:
+        refuted = _verify(made_all, copies, verify, verify_seed)
+        made_all = [_exclude_refuted(made, copies, set(refuted)) for made in made_all]
+    for bi, (board, made) in enumerate(zip(boards, made_all, strict=True)):
         ranks = rank([sc for _e, sc, _v in made], [v for _e, _sc, v in made])
         baselines = [_baseline_json(b, board.key[2]) for b in board.baselines]
         entries = []
@@ -311,4 +357,6 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],
         "boards": boards_json, "entries": entries_json,
-        "conflicts": conflicts, "platform_variants": variants, "problems": problems}
+        "conflicts": conflicts, "platform_variants": variants, "problems": problems,
+        "verify": {"cells_per_entry": verify, "seed": verify_seed,
+                   "refuted_sources": refuted} if verify > 0 else None}

@@ -185,6 +185,24 @@ def _variants(variants: Any) -> str:
             f"platforms that differ; ranked with the pinned-CPU copy)</summary>{body}</details>")
 
 
+def _verify_text(verify: Any, entries: list) -> str:
+    """The header line on verification by recomputation (empty when not asked for)."""
+    if not isinstance(verify, Mapping):
+        return '<p class="meta">Not verified by recomputation (bench leaderboard --verify N).</p>'
+    counts: dict[str, int] = {}
+    for e in entries:
+        v = e.get("verification") if isinstance(e, Mapping) else None
+        st = str(v.get("status")) if isinstance(v, Mapping) else "unverified"
+        counts[st] = counts.get(st, 0) + 1
+    refuted = verify.get("refuted_sources")
+    refuted = ", ".join(map(str, refuted)) if isinstance(refuted, list) and refuted else "none"
+    return (f'<p class="meta">Verified by recomputation: {_esc(verify.get("cells_per_entry"))} '
+            f"cell(s) per entry chosen at random (seed {_esc(verify.get('seed'))}) and recomputed "
+            f"bit for bit: {counts.get('verified', 0)} verified (\u2713), "
+            f"{counts.get('refuted', 0)} refuted, {counts.get('unverified', 0)} unverified (?); "
+            f"refuted sources (their entries unranked): {_esc(refuted)}.</p>")
+
+
 def _problems(problems: Any) -> str:
     items = [f"<li>{_esc(p)}</li>" for p in (problems if isinstance(problems, list) else [])]
     n = len(items)
@@ -208,6 +226,7 @@ def _header(board: Mapping[str, Any]) -> str:
     return (f'<header id="meta">{warn}<p class="meta">Generated <time>'
             f"{_esc(board.get('generated'))}</time> by {_esc(board.get('generated_by'))}; "
             f"{len(entries)} entries on {len(boards)} boards; {mixed_text}.</p>"
+            f"{_verify_text(board.get('verify'), entries)}"
             f'<p class="meta">{_esc(_score_text(board.get("score")))}</p>'
             f"{_sources(board.get('sources'))}{_conflicts(board.get('conflicts'))}"
             f"{_variants(board.get('platform_variants'))}"
@@ -397,6 +416,13 @@ _JS = r"""
         'passed or was not audited">\u26a0</span>';
     } else if (flag) {
       mark = '<span class="flag" title="' + esc(flag) + '">*</span>';
+    }
+    var ver = isObj(e.verification) ? txt(e.verification.status) : null;
+    if (ver === "verified") {
+      mark += '<span class="flag" title="verified: its recomputed cells are bit-exact">' +
+        "\u2713</span>";
+    } else if (ver === "unverified") {
+      mark += '<span class="flag" title="unverified: no recomputed cell could confirm it">?</span>';
     }
     return '<td class="num rank">' + r + mark + "</td>";
   }

@@ -1,0 +1,159 @@
+"""Verification by recomputation: ``bench leaderboard SOURCE... --verify N``.
+
+A manifest is a checksum, not a proof: anyone can edit ``metrics.json`` and recompute it. What
+a forger cannot do is make the suite compute their numbers. In the pinned numeric environment
+a cell gives the same bits on any x86-64 CPU (:mod:`bench.numeric`), so recomputing a cell
+and comparing it with a submitted copy, exactly, tells an honest copy from a forged one.
+
+For every entry, ``N`` of its cells are chosen at random (a generator seeded with
+``--verify-seed`` and the entry's identity, so the choice is recorded and repeatable, and a
+submitter cannot know in advance which cells will be checked) and recomputed in a temporary
+folder (a privatized cell's baseline is written in for its deltas). Each copy of a recomputed
+cell is then compared with the result, every metric bit for bit (run times aside):
+
+* equal: the copy is confirmed.
+* different, and the copy was computed on this process's numeric platform: the copy is
+  *refuted* -- it is not what the suite computes. Its source is refuted as a whole: every
+  entry that rests on a cell only refuted sources hold is taken out of the ranking
+  (``rank_flag`` ``"refuted"``), with the differing values listed.
+* different, on another platform (a GPU, other library versions, not recorded): nothing can be
+  concluded; the cell counts as not checked.
+
+An entry is *verified* when every chosen cell was checked and every copy of it confirmed,
+*refuted* when a copy was refuted, *unverified* otherwise (with the reason: a cell naming a
+dataset file, which the recomputation does not read; a cell written before 0.4.0; a failed
+recomputation; another platform; this process not pinned).
+
+Example:
+    >>> rc = Recomputer(merged_cells, Path("/tmp/work"))
+    >>> rc.check("83f4e20989661f38").status
+    'bit-exact'
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.leaderboard.merge import MergedCell, platform_of
+
+VERIFIED, REFUTED, UNVERIFIED = "verified", "refuted", "unverified"
+"""An entry's verification status."""
+
+
+@dataclass
+class CellCheck:
+    """The recomputation of one cell."""
+
+    hash: str
+    """The cell."""
+    status: str
+    """``bit-exact`` (every copy confirmed), ``differs`` (a copy refuted) or ``not checked``."""
+    reason: str = ""
+    """Why not checked, or what differs."""
+    refuted: list[str] = field(default_factory=list)
+    """Sources whose copy was refuted."""
+    differences: list[str] = field(default_factory=list)
+    """``source: path: committed vs recomputed`` for refuted copies (first few)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Its record in ``leaderboard.json``."""
+        return {"hash": self.hash, "status": self.status, "reason": self.reason,
+                "refuted_sources": self.refuted, "differences": self.differences}
+
+
+def _ident(spec: dict[str, Any]) -> str:
+    """What a cell shares with its baseline (as :func:`bench.runner.plan` matches them)."""
+    return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"], spec["model"]["name"],
+                       spec["model"]["params"], spec["seed"]], sort_keys=True)
+
+
+class Recomputer:
+    """Recomputes merged cells once each, in ``work``, and compares every copy."""
+
+    def __init__(self, cells: dict[str, MergedCell], work: Path) -> None:
+        from bench.numeric import platform
+
+        self.cells = cells
+        self.work = work
+        self.platform = platform()
+        self.checked: dict[str, CellCheck] = {}
+        self.baselines: dict[str, str] = {}
+        for h, m in cells.items():
+            try:
+                if m.spec["mechanism"]["name"] == "none":
+                    self.baselines[_ident(m.spec)] = h
+            except (KeyError, TypeError):
+                continue
+
+    def check(self, h: str) -> CellCheck:
+        """The recomputation of cell ``h`` (computed once, then remembered)."""
+        if h not in self.checked:
+            self.checked[h] = self._check(h)
+        return self.checked[h]
+
+    def _why_not(self, spec: dict[str, Any]) -> str | None:
+        if not self.platform.get("pinned"):
+            return "this process is not in the pinned numeric environment"
+        if "suite_version" in spec:
+            return "written before 0.4.0"
+        if ((spec.get("dataset") or {}).get("config") or {}).get("path"):
+            return "its dataset is a file named in the spec (not read by a recomputation)"
+        return None
+
+    def _check(self, h: str) -> CellCheck:
+        from bench.grid import Cell, cell_hash
+        from bench.reference import comparable, differences
+        from bench.runner import run_cell
+        from bench.store import write_cell
+
+        m = self.cells[h]
+        why = self._why_not(m.spec)
+        if why:
+            return CellCheck(h, "not checked", why)
+        try:
+            cell = Cell.from_spec(m.spec)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            return CellCheck(h, "not checked", f"its spec does not describe a cell ({e})")
+        if cell_hash(cell, m.spec.get("dataset_hash")) != h:
+            srcs = sorted({c.source for c in m.copies})
+            return CellCheck(h, "differs", "its spec does not hash to its name", srcs,
+                             ["spec: does not hash to the cell's name"])
+        bh = None if cell.is_baseline else self.baselines.get(_ident(m.spec))
+        if bh:
+            b = self.cells[bh]
+            write_cell(self.work / "cells" / bh, b.spec, b.metrics, provenance={})
+        res = run_cell(cell, self.work, m.spec.get("dataset_hash"), bh, overwrite="always")
+        if res.status != "done":
+            return CellCheck(h, "not checked", f"the recomputation {res.status}: {res.error}")
+        got = json.loads((self.work / "cells" / h / "metrics.json").read_text(encoding="utf-8"))
+        refuted, diffs, elsewhere = [], [], []
+        for c in m.copies:
+            d = differences(comparable(c.metrics), comparable(got), limit=5)
+            if not d:
+                continue
+            if platform_of(c) == self.platform.get("id"):
+                refuted.append(c.source)
+                diffs += [f"{c.source}: {x}" for x in d]
+            else:
+                elsewhere.append(f"{c.source} on {platform_of(c)}")
+        if refuted:
+            return CellCheck(h, "differs", "a copy is not what the suite computes",
+                             sorted(set(refuted)), diffs[:10])
+        if elsewhere:
+            return CellCheck(h, "not checked", "differs from copies computed on another numeric "
+                             f"platform ({', '.join(elsewhere)}): nothing can be concluded")
+        return CellCheck(h, "bit-exact")
+
+
+def entry_verification(checks: list[CellCheck]) -> dict[str, Any]:
+    """An entry's ``verification`` record from the checks of its chosen cells."""
+    if any(c.status == "differs" for c in checks):
+        status = REFUTED
+    elif checks and all(c.status == "bit-exact" for c in checks):
+        status = VERIFIED
+    else:
+        status = UNVERIFIED
+    return {"status": status, "cells": [c.to_json() for c in checks]}
