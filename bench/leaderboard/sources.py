@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import tempfile
 import urllib.error
@@ -94,6 +95,62 @@ def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
     return out
 
 
+MAX_MAGNITUDE = 1e12
+"""Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
+statistics)."""
+_UNIT_KEYS = ("privacy", "n_w", "accuracy")
+"""Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
+
+
+def _walk(x: Any, path: str):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _walk(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _walk(v, f"{path}[{i}]")
+    else:
+        yield path, x
+
+
+def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
+    """Why a cell from an untrusted source is not read, or None.
+
+    The spec: an integer seed, ε a positive number or ``"inf"``, each component an object with
+    a name. The metrics: every number finite and at most :data:`MAX_MAGNITUDE` in size (the
+    strings ``inf`` / ``nan`` only where the suite writes them, under ``privatization``);
+    every macro-F1, privacy, N_w and accuracy a number in [0, 1], never a string. Checked on
+    every honest committed cell (635): none is refused.
+    """
+    seed = spec.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        return f"spec.json: seed {seed!r} is not an integer"
+    eps = spec.get("epsilon")
+    if not (eps == "inf" or (isinstance(eps, (int, float)) and not isinstance(eps, bool)
+                             and math.isfinite(eps) and eps > 0)):
+        return f"spec.json: epsilon {eps!r} is not a positive number or 'inf'"
+    for kind in ("dataset", "model", "mechanism"):
+        comp = spec.get(kind)
+        if not isinstance(comp, dict) or not isinstance(comp.get("name"), str):
+            return f"spec.json: {kind} is not a named component"
+    for path, v in _walk(metrics, ""):
+        last = path.rsplit(".", 1)[-1].split("[")[0]
+        rate = "macro_f1" in last or last in _UNIT_KEYS
+        if isinstance(v, str):
+            if rate:
+                return f"metrics.json: {path} is the text {v[:20]!r}, not a number"
+            if v in ("inf", "-inf", "nan") and not path.startswith("privatization."):
+                return f"metrics.json: {path} is {v}"
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if not math.isfinite(v) or abs(v) > MAX_MAGNITUDE:
+            return f"metrics.json: {path} = {v!r} is not a finite number of sensible size"
+        if rate and not 0.0 <= v <= 1.0:
+            return f"metrics.json: {path} = {v!r} is outside [0, 1]"
+    return None
+
+
 # --------------------------------------------------------------------------------------------
 # Results folders
 # --------------------------------------------------------------------------------------------
@@ -121,6 +178,10 @@ def read_folder(path: str | Path, sid: str) -> Source:
         if rec.spec.get("hash") != rec.hash:  # sealed cells were checked; unsealed ones not
             src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: spec.json names cell "
                                 f"{rec.spec.get('hash')!r}; left out")
+            continue
+        why = invalid(rec.spec, rec.metrics)
+        if why:
+            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: {why}; left out")
             continue
         manifest = _manifest(rec.folder)
         src.cells.append(SourceCell(
@@ -226,6 +287,9 @@ def _run_cell(client: Any, exp_id: str, run: Any, sid: str, tmp: Path,
                 "`bench leaderboard` on its results folder reads it")
     if spec.get("hash") != h:
         return f"{where}: spec.json names cell {spec.get('hash')!r}; left out"
+    why = invalid(spec, metrics)
+    if why:
+        return f"{where}: {why}; left out"
     link = f"{web}/#/experiments/{exp_id}/runs/{rid}" if web else None
     return SourceCell(h, spec, metrics, sid,
                       provenance_record(parsed["provenance.json"], spec.get("suite_version")),
