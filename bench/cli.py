@@ -386,9 +386,7 @@ def cmd_leaderboard(args) -> str:
     ranked = sum(e["rank"] is not None for e in doc["entries"])
     checked = ""
     if doc.get("verify"):
-        from collections import Counter
-
-        n = Counter(e.get("verification", {}).get("status") for e in doc["entries"])
+        n = doc["verify"]["counts"]
         refuted = ", ".join(doc["verify"]["refuted_sources"]) or "none"
         checked = (f"\n  verified by recomputation ({doc['verify']['cells_per_entry']} cell(s) "
                    f"per entry, seed {doc['verify']['seed']}): {n['verified']} verified, "

@@ -21,15 +21,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import bench
-from bench.store import MANIFEST, cell_done, check_cell, write_cell
+from bench.store import cell_done, check_cell, load_object, read_provenance, write_cell
 
 
 @dataclass
@@ -54,13 +52,6 @@ class MigrationReport:
         return "\n".join(lines) + "\n"
 
 
-def _load(path: Path) -> dict[str, Any]:
-    obj = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(obj, dict):
-        raise ValueError(f"{path.name} is not a JSON object")
-    return obj
-
-
 def migrate_cell(folder: Path) -> tuple[str | None, str | None]:
     """Migrate one cell folder: ``(new hash, None)``, ``(None, None)`` if it is current
     already, or ``(None, reason)`` if it is left as it is."""
@@ -70,7 +61,7 @@ def migrate_cell(folder: Path) -> tuple[str | None, str | None]:
     problem = check_cell(folder)
     if problem:
         return None, f"damaged: {problem}"
-    spec = _load(folder / "spec.json")
+    spec = load_object(folder / "spec.json")
     if "suite_version" not in spec:
         return None, None
     suite = str(spec["suite_version"])
@@ -86,11 +77,10 @@ def migrate_cell(folder: Path) -> tuple[str | None, str | None]:
     if target.exists():
         state = "a sound cell" if cell_done(target) else "something"
         return None, f"{state} is already at its new hash {new}"
-    metrics = _load(folder / "metrics.json")
+    metrics = load_object(folder / "metrics.json")
     metrics.pop("suite_version", None)
     new_spec = {k: v for k, v in spec.items() if k != "suite_version"} | {"hash": new}
-    prov = _load(folder / MANIFEST).get("provenance")
-    prov = dict(prov) if isinstance(prov, dict) else {}
+    prov = dict(read_provenance(folder) or {})
     prov.setdefault("suite_version", suite)
     prov["migrated"] = {"from": folder.name, "by": bench.__version__,
                         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.store import MANIFEST, check_cell
+from bench.store import check_cell, read_provenance
 
 logger = logging.getLogger(__name__)
 
@@ -236,12 +236,7 @@ def platforms(folder: Path, hashes: list[str]) -> dict[str, int]:
 
     out: dict[str, int] = {}
     for h in hashes:
-        try:
-            prov = json.loads((folder / "cells" / h / MANIFEST).read_text()).get("provenance")
-        except (OSError, ValueError, AttributeError):
-            prov = None
-        rec = prov.get("numeric") if isinstance(prov, dict) else None
-        key = describe(rec)
+        key = describe((read_provenance(folder / "cells" / h) or {}).get("numeric"))
         out[key] = out.get(key, 0) + 1
     return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 

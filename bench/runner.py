@@ -40,13 +40,13 @@ import numpy as np
 
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
 from bench.store import (
-    MANIFEST,
     cell_done,
     cell_state,
     check_cell,
     file_mismatch,
     manifest_for,
     quarantine,
+    read_provenance,
     write_cell,
     write_json,
 )
@@ -891,15 +891,6 @@ def _run_phase(phase: list, collector: _Collector, results: Path, *, executor: s
                 break
 
 
-def _manifest_provenance(folder: Path) -> dict | None:
-    """The provenance record in a cell's manifest, or None (none recorded, or unreadable)."""
-    try:
-        prov = json.loads((folder / MANIFEST).read_text()).get("provenance")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return prov if isinstance(prov, dict) else None
-
-
 def mirror(tracker: Any, results: Path, r: CellResult) -> None:
     """Log one finished (or already finished) cell to MLflow, once.
 
@@ -914,7 +905,7 @@ def mirror(tracker: Any, results: Path, r: CellResult) -> None:
     try:
         # the cell's own provenance (written by the worker that computed it, with the numeric
         # platform it ran on), not this process's
-        prov = _manifest_provenance(folder)
+        prov = read_provenance(folder)
         if r.status == "cached":  # back-fill only if it never reached MLflow
             if not tracker.is_logged(r.hash):
                 tracker.log_cell(r.hash, json.loads((folder / "spec.json").read_text()),

@@ -220,8 +220,24 @@ def parse_object(data: bytes, name: str) -> dict:
     return obj
 
 
-def _load_object(path: Path) -> dict:
+def load_object(path: Path) -> dict:
+    """A cell file's JSON object, read safely (:func:`read_regular`, :func:`parse_object`).
+
+    Raises:
+        OSError: the file cannot be read as a regular cell file.
+        ValueError: it is not a JSON object.
+    """
     return parse_object(read_regular(path), path.name)
+
+
+def read_provenance(folder: Path) -> dict[str, Any] | None:
+    """The provenance record in a cell's manifest (:func:`bench.provenance.current`), or None:
+    no manifest, none recorded, or not readable as a cell file."""
+    try:
+        prov = load_object(folder / MANIFEST).get("provenance")
+    except (OSError, ValueError):
+        return None
+    return prov if isinstance(prov, dict) else None
 
 
 def file_mismatch(name: str, data: bytes, want: Any) -> str | None:
@@ -252,7 +268,7 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
             return (f"no {MANIFEST} (written before manifests existed, or not by bench; "
                     "`bench verify --seal` seals sound ones)")
         try:
-            manifest = _load_object(mf)
+            manifest = load_object(mf)
         except (OSError, ValueError) as e:
             return str(e)
         if manifest.get("format") != MANIFEST_FORMAT:

@@ -164,6 +164,18 @@ def _forget_engine(uri: str) -> None:
         engine.dispose()
 
 
+def recompute_refusal(spec: dict) -> str | None:
+    """Why a spec read from a results folder is not recomputed (``bench verify --repair``,
+    ``bench leaderboard --verify``), or None. A cell written before 0.4.0 hashed the suite
+    version; a spec naming a dataset file (``path``) could name any file on this machine, and
+    only its grid file says which data the user meant."""
+    if "suite_version" in spec:
+        return "written before 0.4.0 (`bench migrate` re-keys such cells)"
+    if ((spec.get("dataset") or {}).get("config") or {}).get("path"):
+        return "its dataset is a file named in the spec"
+    return None
+
+
 def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
     """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell that
     ``--repair`` may recompute, else the reason it is not recomputed.
@@ -177,10 +189,9 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
 
     try:
         spec = parse_object(read_regular(spec_file), "spec.json")
-        if "suite_version" in spec:  # written before 0.4.0: hashed with the suite version
-            return "written before 0.4.0 (`bench migrate` re-keys such cells)"
-        if (spec.get("dataset") or {}).get("config", {}).get("path"):
-            return "its dataset is a file named in the spec"
+        refusal = recompute_refusal(spec)
+        if refusal:
+            return refusal
         cell = Cell.from_spec(spec)
         if cell_hash(cell, spec.get("dataset_hash")) != spec.get("hash"):
             return "its spec.json does not hash to its name"
@@ -189,7 +200,7 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
         return f"its spec.json does not describe a cell ({type(e).__name__})"
 
 
-def _ident(spec: dict) -> str:
+def baseline_key(spec: dict) -> str:
     """What a cell shares with its baseline (as :func:`bench.runner.plan` matches them)."""
     return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"],
                        spec["model"]["name"], spec["model"]["params"], spec["seed"]],
@@ -226,16 +237,16 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     for h in report.done:
         spec = json.loads((results / "cells" / h / "spec.json").read_text(encoding="utf-8"))
         if spec["mechanism"]["name"] == "none":
-            baselines[_ident(spec)] = h
+            baselines[baseline_key(spec)] = h
     for h, cell, spec in sorted(todo, key=lambda t: not t[1].is_baseline):
-        base = None if cell.is_baseline else baselines.get(_ident(spec))
+        base = None if cell.is_baseline else baselines.get(baseline_key(spec))
         res = run_cell(cell, results, spec.get("dataset_hash"), base)
         if res.status == "done":
             report.actions.append(f"recomputed {h} ({cell.name})")
             report.done.append(h)
             del report.damaged[h]
             if cell.is_baseline:
-                baselines[_ident(spec)] = h
+                baselines[baseline_key(spec)] = h
         else:
             report.actions.append(f"recomputing {h} ({cell.name}) {res.status}: {res.error}")
             del report.damaged[h]

@@ -208,10 +208,12 @@ baseline (``bench.runner``). It is hashed into every cell in place of the suite 
 leaves every cell hash as it was; a change to the pipeline bumps it, and then every cell."""
 
 
-def _digest(payload: Any, dataset_hash: str | None) -> str:
+def _digest(payload: Any, dataset_hash: str | None, version: bytes | None = None) -> str:
+    """sha256 (first 16 hex) of the payload, ``version`` (default: the pipeline version) and
+    the dataset content hash."""
     h = hashlib.sha256()
     h.update((payload if isinstance(payload, str) else canonical_json(payload)).encode("utf-8"))
-    h.update(b"\0pipeline=" + str(PIPELINE_VERSION).encode("utf-8"))
+    h.update(b"\0" + (version or b"pipeline=" + str(PIPELINE_VERSION).encode("utf-8")))
     h.update(b"\0dataset=" + (dataset_hash or "").encode("utf-8"))
     return h.hexdigest()[:_HASH_HEX]
 
@@ -234,11 +236,7 @@ def cell_hash(cell: Cell, dataset_hash: str | None = None) -> str:
 def legacy_cell_hash(cell: Cell, dataset_hash: str | None, suite_version: str) -> str:
     """The hash a cell had before 0.4.0, when the suite version was hashed instead of
     :data:`PIPELINE_VERSION` (``bench migrate`` checks an old cell's folder name with it)."""
-    h = hashlib.sha256()
-    h.update(cell._spec_json.encode("utf-8"))
-    h.update(b"\0bench=" + suite_version.encode("utf-8"))
-    h.update(b"\0dataset=" + (dataset_hash or "").encode("utf-8"))
-    return h.hexdigest()[:_HASH_HEX]
+    return _digest(cell._spec_json, dataset_hash, b"bench=" + suite_version.encode("utf-8"))
 
 
 def privatization_hash(cell: Cell, dataset_hash: str | None = None) -> str:

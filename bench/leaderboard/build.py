@@ -176,9 +176,15 @@ class _Options:
 def _rng(seed: int, key: tuple, row: Row) -> np.random.Generator:
     """The bootstrap stream of one entry: the leaderboard's seed and the entry's identity, so
     an entry's interval does not depend on which other entries are on the board."""
-    ident = json.dumps([list(key), row.dataset, row.model, row.sensitivity, row.mechanism,
-                        row.mapping, row.suite], ensure_ascii=True)
-    return np.random.default_rng([seed, int(hashlib.sha256(ident.encode()).hexdigest()[:15], 16)])
+    return _stream(seed, [list(key), row.dataset, row.model, row.sensitivity, row.mechanism,
+                          row.mapping, row.suite])
+
+
+def _stream(seed: int, ident: list) -> np.random.Generator:
+    """A generator seeded with ``seed`` and an identity (JSON-encoded, hashed): each entry's
+    stream is its own, whatever else is on the board."""
+    text = json.dumps(ident, ensure_ascii=True)
+    return np.random.default_rng([seed, int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)])
 
 
 def _entry(board: _Board, row: Row, opts: _Options,
@@ -269,10 +275,7 @@ def _verify(made_all: list[list[tuple]], copies: dict[str, MergedCell], n: int,
         for made in made_all:
             for e, _sc, _v in made:
                 hashes = sorted({c["hash"] for p in e["points"] for c in p["cells"]})
-                ident = json.dumps([e["dataset"], e["model"], e["config"], e["suite_version"]],
-                                   ensure_ascii=True)
-                rng = np.random.default_rng(
-                    [seed, int(hashlib.sha256(ident.encode()).hexdigest()[:15], 16)])
+                rng = _stream(seed, [e["dataset"], e["model"], e["config"], e["suite_version"]])
                 chosen = sorted(rng.choice(hashes, size=min(n, len(hashes)), replace=False)
                                 ) if hashes else []
                 e["verification"] = entry_verification([rc.check(str(h)) for h in chosen])
@@ -358,5 +361,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],
         "boards": boards_json, "entries": entries_json,
         "conflicts": conflicts, "platform_variants": variants, "problems": problems,
-        "verify": {"cells_per_entry": verify, "seed": verify_seed,
-                   "refuted_sources": refuted} if verify > 0 else None}
+        "verify": {"cells_per_entry": verify, "seed": verify_seed, "refuted_sources": refuted,
+                   "counts": {st: sum(e["verification"]["status"] == st for e in entries_json)
+                              for st in ("verified", "refuted", "unverified")}}
+        if verify > 0 else None}

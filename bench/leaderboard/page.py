@@ -144,6 +144,15 @@ def _sources(sources: Any) -> str:
             + "</tbody></table>")
 
 
+def _details(cls: str, items: list[str], noun: str, note: str) -> str:
+    """A collapsible list: ``<details class=cls>`` with ``n noun(s) (note)`` as its summary
+    (``items``: escaped ``<li>`` elements)."""
+    n = len(items)
+    body = f"<ul>{''.join(items)}</ul>" if items else "<p>None.</p>"
+    return (f'<details class="{cls}" data-count="{n}"><summary>{n} {noun}'
+            f"{'' if n == 1 else 's'} ({note})</summary>{body}</details>")
+
+
 def _conflicts(conflicts: Any) -> str:
     items = []
     for c in conflicts if isinstance(conflicts, list) else []:
@@ -155,11 +164,8 @@ def _conflicts(conflicts: Any) -> str:
         items.append(f"<li><code>{_esc(c.get('hash'))}</code> {_esc(c.get('name'))} "
                      f"({_esc(', '.join(map(str, srcs)))}): "
                      f"{_esc('; '.join(map(str, diffs)))}</li>")
-    n = len(items)
-    body = f"<ul>{''.join(items)}</ul>" if items else "<p>None.</p>"
-    return (f'<details class="conflicts" data-count="{n}"><summary>{n} conflict'
-            f"{'' if n == 1 else 's'} (cells whose sources disagree; left out of the ranking)"
-            f"</summary>{body}</details>")
+    return _details("conflicts", items, "conflict",
+                    "cells whose sources disagree; left out of the ranking")
 
 
 def _variants(variants: Any) -> str:
@@ -178,37 +184,28 @@ def _variants(variants: Any) -> str:
         items.append(f"<li><code>{_esc(v.get('hash'))}</code> {_esc(v.get('name'))}: ranked "
                      f"with {_esc(ranked.get('source'))} on {_esc(ranked.get('platform'))}; "
                      f"{_esc(spread)}</li>")
-    n = len(items)
-    body = f"<ul>{''.join(items)}</ul>" if items else "<p>None.</p>"
-    return (f'<details class="variants" data-count="{n}"><summary>{n} platform variant'
-            f"{'' if n == 1 else 's'} (copies of a cell computed on different numeric "
-            f"platforms that differ; ranked with the pinned-CPU copy)</summary>{body}</details>")
+    return _details("variants", items, "platform variant", "copies of a cell computed on "
+                    "different numeric platforms that differ; ranked with the pinned-CPU copy")
 
 
-def _verify_text(verify: Any, entries: list) -> str:
-    """The header line on verification by recomputation (empty when not asked for)."""
+def _verify_text(verify: Any) -> str:
+    """The header line on verification by recomputation (saying so when there was none)."""
     if not isinstance(verify, Mapping):
         return '<p class="meta">Not verified by recomputation (bench leaderboard --verify N).</p>'
-    counts: dict[str, int] = {}
-    for e in entries:
-        v = e.get("verification") if isinstance(e, Mapping) else None
-        st = str(v.get("status")) if isinstance(v, Mapping) else "unverified"
-        counts[st] = counts.get(st, 0) + 1
+    counts = verify.get("counts") if isinstance(verify.get("counts"), Mapping) else {}
     refuted = verify.get("refuted_sources")
     refuted = ", ".join(map(str, refuted)) if isinstance(refuted, list) and refuted else "none"
     return (f'<p class="meta">Verified by recomputation: {_esc(verify.get("cells_per_entry"))} '
             f"cell(s) per entry chosen at random (seed {_esc(verify.get('seed'))}) and recomputed "
-            f"bit for bit: {counts.get('verified', 0)} verified (\u2713), "
-            f"{counts.get('refuted', 0)} refuted, {counts.get('unverified', 0)} unverified (?); "
+            f"bit for bit: {_esc(counts.get('verified', 0))} verified (\u2713), "
+            f"{_esc(counts.get('refuted', 0))} refuted, {_esc(counts.get('unverified', 0))} "
+            "unverified (?); "
             f"refuted sources (their entries unranked): {_esc(refuted)}.</p>")
 
 
 def _problems(problems: Any) -> str:
     items = [f"<li>{_esc(p)}</li>" for p in (problems if isinstance(problems, list) else [])]
-    n = len(items)
-    body = f"<ul>{''.join(items)}</ul>" if items else "<p>None.</p>"
-    return (f'<details class="problems" data-count="{n}"><summary>{n} problem'
-            f"{'' if n == 1 else 's'} (left-out cells and runs)</summary>{body}</details>")
+    return _details("problems", items, "problem", "left-out cells and runs")
 
 
 def _header(board: Mapping[str, Any]) -> str:
@@ -226,7 +223,7 @@ def _header(board: Mapping[str, Any]) -> str:
     return (f'<header id="meta">{warn}<p class="meta">Generated <time>'
             f"{_esc(board.get('generated'))}</time> by {_esc(board.get('generated_by'))}; "
             f"{len(entries)} entries on {len(boards)} boards; {mixed_text}.</p>"
-            f"{_verify_text(board.get('verify'), entries)}"
+            f"{_verify_text(board.get('verify'))}"
             f'<p class="meta">{_esc(_score_text(board.get("score")))}</p>'
             f"{_sources(board.get('sources'))}{_conflicts(board.get('conflicts'))}"
             f"{_variants(board.get('platform_variants'))}"

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.leaderboard.merge import MergedCell, platform_of
+from bench.verify import baseline_key, recompute_refusal
 
 VERIFIED, REFUTED, UNVERIFIED = "verified", "refuted", "unverified"
 """An entry's verification status."""
@@ -64,12 +65,6 @@ class CellCheck:
                 "refuted_sources": self.refuted, "differences": self.differences}
 
 
-def _ident(spec: dict[str, Any]) -> str:
-    """What a cell shares with its baseline (as :func:`bench.runner.plan` matches them)."""
-    return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"], spec["model"]["name"],
-                       spec["model"]["params"], spec["seed"]], sort_keys=True)
-
-
 class Recomputer:
     """Recomputes merged cells once each, in ``work``, and compares every copy."""
 
@@ -84,7 +79,7 @@ class Recomputer:
         for h, m in cells.items():
             try:
                 if m.spec["mechanism"]["name"] == "none":
-                    self.baselines[_ident(m.spec)] = h
+                    self.baselines[baseline_key(m.spec)] = h
             except (KeyError, TypeError):
                 continue
 
@@ -97,11 +92,7 @@ class Recomputer:
     def _why_not(self, spec: dict[str, Any]) -> str | None:
         if not self.platform.get("pinned"):
             return "this process is not in the pinned numeric environment"
-        if "suite_version" in spec:
-            return "written before 0.4.0"
-        if ((spec.get("dataset") or {}).get("config") or {}).get("path"):
-            return "its dataset is a file named in the spec (not read by a recomputation)"
-        return None
+        return recompute_refusal(spec)
 
     def _check(self, h: str) -> CellCheck:
         from bench.grid import Cell, cell_hash
@@ -121,7 +112,7 @@ class Recomputer:
             srcs = sorted({c.source for c in m.copies})
             return CellCheck(h, "differs", "its spec does not hash to its name", srcs,
                              ["spec: does not hash to the cell's name"])
-        bh = None if cell.is_baseline else self.baselines.get(_ident(m.spec))
+        bh = None if cell.is_baseline else self.baselines.get(baseline_key(m.spec))
         if bh:
             b = self.cells[bh]
             write_cell(self.work / "cells" / bh, b.spec, b.metrics, provenance={})

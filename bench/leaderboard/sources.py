@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.provenance import KEYS as PROVENANCE_KEYS
+from bench.store import read_provenance
 
 logger = logging.getLogger(__name__)
 
@@ -183,22 +184,13 @@ def read_folder(path: str | Path, sid: str) -> Source:
         if why:
             src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: {why}; left out")
             continue
-        manifest = _manifest(rec.folder)
         src.cells.append(SourceCell(
             rec.hash, dict(rec.spec), dict(rec.metrics), sid,
-            provenance_record(manifest.get("provenance"), rec.suite_version),
+            provenance_record(read_provenance(rec.folder), rec.suite_version),
             href=rec.folder.as_uri()))
     if (folder / "audit").is_dir():
         src.audit_folders.append(folder / "audit")
     return src
-
-
-def _manifest(folder: Path) -> dict[str, Any]:
-    try:
-        obj = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}  # unsealed cells (read without a check, as the report does)
-    return obj if isinstance(obj, dict) else {}
 
 
 # --------------------------------------------------------------------------------------------

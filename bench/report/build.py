@@ -70,11 +70,11 @@ from bench.report.tables import (
     delta_test,
     guarantee_table,
     interval_note,
-    md_text,
     rewrite_tables,
     tradeoff_tables,
     utility_ci,
 )
+from bench.report.tables import md_text as _md  # names and messages as plain Markdown text
 
 logger = logging.getLogger(__name__)
 
@@ -339,11 +339,6 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
     lines += ["", "## Plots", ""] + [f"- [{p}]({p})" for p in plots]
     lines += ["", "## Leaderboard", "", "- [leaderboard.html](leaderboard.html)", ""]
     return "\n".join(lines)
-
-
-def _md(text: str) -> str:
-    """Names and messages as plain Markdown text (:func:`bench.report.tables.md_text`)."""
-    return md_text(text)
 
 
 REPORT_ENTRIES = frozenset({"index.md", "metrics.json", "leaderboard.html", "curves.csv",

@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import io
 import logging
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from typing import Any
 
 from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
-from bench.report.tables import csv_cell, csv_num, slug, utility_ci
+from bench.report.tables import csv_num, csv_text, slug, utility_ci
 
 logger = logging.getLogger(__name__)
 
@@ -220,12 +219,8 @@ def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = 
         paths.append(p)
     rows = curve_points(groups)
     if rows:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow([csv_cell(k) for k in rows[0]])
-        w.writerows([csv_cell(r.get(k, "")) for k in rows[0]] for r in rows)
         p = csv_path or folder / "curves.csv"
-        p.write_text(buf.getvalue(), encoding="utf-8", newline="\n")
+        p.write_text(csv_text(rows), encoding="utf-8", newline="\n")
         paths.append(p)
     logger.info("wrote %d plot files to %s", len(paths), folder)
     return paths

@@ -232,14 +232,7 @@ class Table:
 
     def csv(self) -> str:
         """The tidy records as CSV (``\\n`` line ends)."""
-        buf = io.StringIO()
-        if not self.records:
-            return ""
-        fields = [csv_cell(f) for f in self.records[0]]
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(fields)
-        w.writerows([csv_cell(r.get(k, "")) for k in self.records[0]] for r in self.records)
-        return buf.getvalue()
+        return csv_text(self.records)
 
     def write(self, folder: Path) -> list[Path]:
         """Write ``<name>.md``, ``<name>.tex`` and ``<name>.csv`` into ``folder``."""
@@ -273,6 +266,18 @@ def md_text(text: str) -> str:
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(records: list[dict]) -> str:
+    """Records as CSV (``\n`` line ends; the first record's keys are the columns), every
+    field through :func:`csv_cell`; empty without records."""
+    if not records:
+        return ""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([csv_cell(k) for k in records[0]])
+    w.writerows([csv_cell(r.get(k, "")) for k in records[0]] for r in records)
+    return buf.getvalue()
 
 
 def csv_cell(value: object) -> object:

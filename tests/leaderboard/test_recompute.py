@@ -61,7 +61,8 @@ def test_honest_source_is_verified(honest):
     assert entry["verification"]["status"] == "verified"
     (checked,) = entry["verification"]["cells"]
     assert checked["status"] == "bit-exact" and entry["rank_flag"] != "refuted"
-    assert doc["verify"] == {"cells_per_entry": 1, "seed": 3, "refuted_sources": []}
+    assert doc["verify"] == {"cells_per_entry": 1, "seed": 3, "refuted_sources": [],
+                             "counts": {"verified": 1, "refuted": 0, "unverified": 0}}
     # the choice is seeded: the same seed checks the same cell
     again = build(read_sources([honest]), verify=1, verify_seed=3)
     assert again["entries"][0]["verification"]["cells"][0]["hash"] == checked["hash"]
