@@ -306,7 +306,7 @@ def cmd_run(args) -> str:
     Raises :class:`RunFailed` when a cell failed.
     """
     from bench.grid import cli_validate, load_grid
-    from bench.runner import run_grid
+    from bench.run.grid import run_grid
 
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written
@@ -400,10 +400,11 @@ def cmd_leaderboard(args) -> str:
 
 def cmd_mlflow_sync(args) -> str:
     """``bench mlflow-sync``: log the cells MLflow lacks; returns the counts."""
-    from bench.tracking import sync_results
+    from bench.results.layout import cells_dir
+    from bench.results.mirror import sync_results
 
-    if not Path(args.results, "cells").is_dir():
-        raise UsageError(f"no results under {args.results}/cells")
+    if not cells_dir(args.results).is_dir():
+        raise UsageError(f"no results under {cells_dir(args.results)}")
     logged, present = sync_results(args.results, args.tracking_uri)
     return f"mlflow-sync: {logged} cell(s) logged, {present} already in MLflow\n"
 
@@ -773,7 +774,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: {e.args[0]} has problems (see above)", file=sys.stderr)
         return 1
     except RunFailed as e:
-        print(f"bench: {e.args[0]} cell(s) failed; see results/cells/*/error.json",
+        from bench.results.layout import CELLS, ERROR
+
+        print(f"bench: {e.args[0]} cell(s) failed; see results/{CELLS}/*/{ERROR}",
               file=sys.stderr)
         return 1
     except (UsageError, ValueError, KeyError, FileNotFoundError) as e:

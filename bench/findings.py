@@ -27,6 +27,7 @@ import numpy as np
 
 from bench.reference import REFERENCE_ROOT, committed_cells, comparable
 from bench.report.results import fmt_eps
+from bench.results.layout import cells_dir
 
 BEGIN, END = "<!-- findings:begin -->", "<!-- findings:end -->"
 
@@ -42,7 +43,7 @@ MAPPINGS = ("none", "nearest", "vickrey")
 def load(grid: str, root: str | Path = REFERENCE_ROOT) -> list[dict]:
     """The committed cells of one reference grid as ``{"spec", "metrics"}`` (empty if none)."""
     folder = Path(root) / grid
-    return list(committed_cells(folder).values()) if (folder / "cells").is_dir() else []
+    return list(committed_cells(folder).values()) if cells_dir(folder).is_dir() else []
 
 
 def _eps(spec: dict) -> float:

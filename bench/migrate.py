@@ -4,7 +4,7 @@ version.
 Before 0.4.0 a cell's hash covered the suite version, so every release orphaned every result,
 even when nothing that computes it had changed. Since 0.4.0 it covers the spec (every
 component's version), the dataset content hash and :data:`bench.grid.cell.PIPELINE_VERSION`.
-A cell migrates when it is sound (:func:`bench.store.check_cell`) and its spec hashes to its
+A cell migrates when it is sound (:func:`bench.results.store.check_cell`) and its spec hashes to its
 folder's name under the old rule -- that proves the spec is the one it was computed from. It
 is then rewritten under its new hash: the spec without ``suite_version``, the metrics without
 their copy of it, and a manifest whose provenance is the cell's own (who computed it, with
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import bench
-from bench.store import cell_done, check_cell, load_object, read_provenance, write_cell
+from bench.results import layout
+from bench.results.store import cell_done, check_cell, load_object, read_provenance, write_cell
 
 
 @dataclass
@@ -61,23 +62,23 @@ def migrate_cell(folder: Path) -> tuple[str | None, str | None]:
     problem = check_cell(folder)
     if problem:
         return None, f"damaged: {problem}"
-    spec = load_object(folder / "spec.json")
+    spec = load_object(layout.spec_file(folder))
     if "suite_version" not in spec:
         return None, None
     suite = str(spec["suite_version"])
     try:
         cell = Cell.from_spec(spec)
     except (KeyError, TypeError, ValueError) as e:
-        return None, f"spec.json of suite {suite} does not describe a cell ({e})"
+        return None, f"{layout.SPEC} of suite {suite} does not describe a cell ({e})"
     dataset_hash = spec.get("dataset_hash")
     if legacy_cell_hash(cell, dataset_hash, suite) != folder.name:
-        return None, f"spec.json does not hash to its folder under suite {suite}'s rule"
+        return None, f"{layout.SPEC} does not hash to its folder under suite {suite}'s rule"
     new = cell_hash(cell, dataset_hash)
     target = folder.parent / new
     if target.exists():
         state = "a sound cell" if cell_done(target) else "something"
         return None, f"{state} is already at its new hash {new}"
-    metrics = load_object(folder / "metrics.json")
+    metrics = load_object(layout.metrics_file(folder))
     metrics.pop("suite_version", None)
     new_spec = {k: v for k, v in spec.items() if k != "suite_version"} | {"hash": new}
     prov = dict(read_provenance(folder) or {})
@@ -96,14 +97,14 @@ def migrate_results(results: str | Path) -> MigrationReport:
         FileNotFoundError: ``results/cells`` is not a folder.
     """
     results = Path(results)
-    cells = results / "cells"
+    cells = layout.cells_dir(results)
     if not cells.is_dir():
-        raise FileNotFoundError(f"no results under {results}/cells")
+        raise FileNotFoundError(f"no results under {cells}")
     report = MigrationReport(results)
     for folder in sorted(cells.iterdir()):
         if folder.name.startswith(".") or not folder.is_dir() or folder.is_symlink():
             continue
-        if not (folder / "spec.json").exists():  # a failed cell (error.json) or debris
+        if not layout.spec_file(folder).exists():  # a failed cell or debris
             continue
         try:
             new, reason = migrate_cell(folder)

@@ -156,6 +156,18 @@ class Privatizer:
         mech.fit(inputs[: emb.size], inputs)
         return cls(emb, sens, mech, mapper, oov, rng)
 
+    @classmethod
+    def from_cell(cls, cell: Any, embedding: Embedding, seed: Any) -> Privatizer:
+        """The privatizer of a grid cell's configuration (:class:`bench.grid.Cell`: mechanism,
+        ε, sensitivity approach, mapping, their parameters and the ``oov`` setting) over a
+        loaded embedding, with its own random stream seeded by ``seed``."""
+        return cls.build(
+            mechanism=cell.mechanism, epsilon=cell.epsilon, sensitivity=cell.sensitivity,
+            mapping=cell.mapping, seed=seed, embedding=embedding,
+            oov=cell.settings.get("oov", "unk"), mechanism_params=dict(cell.mechanism_params),
+            sensitivity_params=dict(cell.sensitivity_params),
+            mapping_params=dict(cell.mapping_params))
+
     def guarantee(self) -> Guarantee:
         """The per-token guarantee of this configuration."""
         return self.mechanism.guarantee(self.sensitivity)

@@ -13,7 +13,7 @@ results/reference/<grid>`` then ``bench report --results results/reference/<grid
 * **report** -- the report rebuilt from the committed cells into a temporary folder equals the
   committed report byte for byte (so the committed report can never be stale);
 * **cells** -- the grid expanded with the current code (suite version, component versions,
-  dataset content hashes: :func:`bench.runner.plan`) has exactly the committed cell hashes: a
+  dataset content hashes: :func:`bench.run.grid.plan`) has exactly the committed cell hashes: a
   component whose version was bumped gives new hashes, so its old cells show up as *stale* and
   the new ones as *missing* until the reference is regenerated in the same change;
 * **rerun** (``--rerun N``) -- the ``N`` cheapest committed cells (by their recorded run time)
@@ -29,7 +29,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import shutil
@@ -39,7 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.store import check_cell, read_provenance
+from bench.results import layout
+from bench.results.record import CellRecord, RecordError, check_values, read_cell, read_metrics
+from bench.results.store import check_cell, read_provenance
 
 logger = logging.getLogger(__name__)
 
@@ -100,8 +101,8 @@ def differences(a: Any, b: Any, path: str = "", limit: int = 20) -> list[str]:
 def reference_dir(grid: str, root: str | Path = REFERENCE_ROOT) -> Path:
     """``<root>/<grid>``; raises :class:`ReferenceError` when it holds no ``cells/``."""
     folder = Path(root) / grid
-    if not (folder / "cells").is_dir():
-        have = sorted(p.name for p in Path(root).iterdir() if (p / "cells").is_dir()) \
+    if not layout.cells_dir(folder).is_dir():
+        have = sorted(p.name for p in Path(root).iterdir() if layout.cells_dir(p).is_dir()) \
             if Path(root).is_dir() else []
         raise ReferenceError(f"no committed reference cells under {folder}/cells (references: "
                              f"{', '.join(have) or 'none'})")
@@ -117,18 +118,18 @@ def committed_cells(folder: Path, skip: set[str] | frozenset[str] = frozenset()
         ReferenceError: a cell's file cannot be read or parsed (named in the message).
     """
     out = {}
-    for d in sorted((folder / "cells").iterdir()):
-        if d.name.startswith(".") or d.name in skip or not (d / "metrics.json").is_file():
+    for d in layout.cell_folders(folder):
+        if d.name in skip or not layout.metrics_file(d).is_file():
             continue
-        cell = {}
-        for key in ("spec", "metrics"):
-            f = d / f"{key}.json"
-            try:
-                cell[key] = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise ReferenceError(f"{f}: not a readable JSON file ({e}); `bench verify "
-                                     f"--results {folder}` checks every cell") from None
-        out[d.name] = cell
+        try:
+            rec = read_cell(d)
+            why = check_values(rec) if isinstance(rec, CellRecord) else "not a finished cell"
+        except RecordError as e:
+            why = str(e)
+        if why:
+            raise ReferenceError(f"{d}: {why}; `bench verify --results {folder}` checks every "
+                                 "cell")
+        out[d.name] = {"spec": dict(rec.spec), "metrics": dict(rec.metrics)}
     return out
 
 
@@ -166,7 +167,7 @@ def expected_cells(grid: str | Path) -> tuple[dict[str, tuple], str]:
     it, and the grid's name."""
     from bench.grid import cell_hash, load_grid
     from bench.report.results import resolve_grid
-    from bench.runner import plan
+    from bench.run.grid import plan
 
     g = load_grid(resolve_grid(grid))
     out = {}
@@ -180,19 +181,20 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
                 cells: dict[str, dict]) -> list[str]:
     """Recompute ``hashes`` in ``work`` (their baselines copied in from ``folder``) and compare
     with the committed metrics; returns one line per difference."""
-    from bench.runner import run_cell
+    from bench.run.cell import run_cell
 
     problems = []
-    (work / "cells").mkdir(parents=True, exist_ok=True)
+    layout.cells_dir(work).mkdir(parents=True, exist_ok=True)
     for h in hashes:
         cell, dh, bh = expected[h]
         if bh and bh != h:
-            shutil.copytree(folder / "cells" / bh, work / "cells" / bh, dirs_exist_ok=True)
+            shutil.copytree(layout.cell_dir(folder, bh), layout.cell_dir(work, bh),
+                            dirs_exist_ok=True)
         res = run_cell(cell, work, dh, bh if bh != h else None, overwrite="always")
         if res.status != "done":
             problems.append(f"{h[:12]} {cell.name}: rerun {res.status}: {res.error}")
             continue
-        got = json.loads((work / "cells" / h / "metrics.json").read_text(encoding="utf-8"))
+        got = read_metrics(work, h)
         diff = differences(comparable(cells[h]["metrics"]), comparable(got))
         problems += [f"{h[:12]} {cell.name}: {d}" for d in diff]
         if not diff:
@@ -236,7 +238,7 @@ def platforms(folder: Path, hashes: list[str]) -> dict[str, int]:
 
     out: dict[str, int] = {}
     for h in hashes:
-        key = describe((read_provenance(folder / "cells" / h) or {}).get("numeric"))
+        key = describe((read_provenance(layout.cell_dir(folder, h)) or {}).get("numeric"))
         out[key] = out.get(key, 0) + 1
     return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -264,7 +266,8 @@ class ReferenceCheck:
     platforms: dict[str, int] = field(default_factory=dict)
     """Committed cells per numeric platform they were computed on (:func:`platforms`)."""
     damaged: list[str] = field(default_factory=list)
-    """Committed cells whose files do not check out (``hash: reason``, :mod:`bench.store`)."""
+    """Committed cells whose files do not check out (``hash: reason``,
+    :mod:`bench.results.store`)."""
 
     @property
     def ok(self) -> bool:
@@ -322,8 +325,7 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
     """
     name = Path(grid).stem if str(grid).endswith((".yaml", ".yml")) else str(grid)
     folder = reference_dir(name, root)
-    damaged = {d.name: r for d in sorted((folder / "cells").iterdir())
-               if not d.name.startswith(".") and d.is_dir() and (r := check_cell(d))}
+    damaged = {d.name: r for d in layout.cell_folders(folder) if (r := check_cell(d))}
     cells = committed_cells(folder, skip=set(damaged))
     out = ReferenceCheck(name, folder, len(cells) + len(damaged))
     out.damaged = [f"{h}: {r}" for h, r in damaged.items()]
@@ -374,6 +376,6 @@ def prune_reference(grid: str, root: str | Path = REFERENCE_ROOT) -> list[str]:
     expected, _ = expected_cells(grid)
     removed = []
     for h in sorted(h for h in cells if h not in expected):
-        shutil.rmtree(folder / "cells" / h)
+        shutil.rmtree(layout.cell_dir(folder, h))
         removed.append(f"{h[:12]} {cells[h]['spec'].get('name', '')}".rstrip())
     return removed

@@ -1,6 +1,6 @@
 """``bench verify``: check a whole results folder, and its MLflow mirror, and optionally repair.
 
-Checked (files are the source of truth, :mod:`bench.store`):
+Checked (files are the source of truth, :mod:`bench.results.store`):
 
 * every ``cells/<hash>/`` folder: *done* (sound), *failed* (``error.json``), *damaged* (with the
   reason: unparsable, checksum or size mismatch, wrong hash, schema) or *unsealed* (sound but
@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.store import (
-    DAMAGED,
-    MANIFEST,
+from bench.results import layout
+from bench.results.layout import DAMAGED, MANIFEST
+from bench.results.record import read_metrics, read_spec
+from bench.results.store import (
     cell_state,
     check_cell,
     parse_object,
@@ -132,7 +133,7 @@ class VerifyReport:
 
 def scan(results: Path, report: VerifyReport) -> None:
     """Classify every entry of ``results/cells``."""
-    cells = results / "cells"
+    cells = layout.cells_dir(results)
     if not cells.is_dir():
         return
     for folder in sorted(p for p in cells.iterdir() if p.is_dir()):
@@ -180,7 +181,7 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
     """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell that
     ``--repair`` may recompute, else the reason it is not recomputed.
 
-    The spec is read like any file of an untrusted folder (:func:`bench.store.read_regular`;
+    The spec is read like any file of an untrusted folder (:func:`bench.results.store.read_regular`;
     a cell folder that was a symbolic link is not followed). A spec naming a dataset file
     (``path``) is not recomputed: a hostile spec could name any file on this machine, and
     only its grid file says which data the user meant.
@@ -188,20 +189,20 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
     from bench.grid import Cell, cell_hash
 
     try:
-        spec = parse_object(read_regular(spec_file), "spec.json")
+        spec = parse_object(read_regular(spec_file), layout.SPEC)
         refusal = recompute_refusal(spec)
         if refusal:
             return refusal
         cell = Cell.from_spec(spec)
         if cell_hash(cell, spec.get("dataset_hash")) != spec.get("hash"):
-            return "its spec.json does not hash to its name"
+            return f"its {layout.SPEC} does not hash to its name"
         return cell, spec
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        return f"its spec.json does not describe a cell ({type(e).__name__})"
+        return f"its {layout.SPEC} does not describe a cell ({type(e).__name__})"
 
 
 def baseline_key(spec: dict) -> str:
-    """What a cell shares with its baseline (as :func:`bench.runner.plan` matches them)."""
+    """What a cell shares with its baseline (as :func:`bench.run.grid.plan` matches them)."""
     return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"],
                        spec["model"]["name"], spec["model"]["params"], spec["seed"]],
                       sort_keys=True)
@@ -209,11 +210,11 @@ def baseline_key(spec: dict) -> str:
 
 def repair_files(results: Path, report: VerifyReport) -> None:
     """Move damaged cells and temporary folders aside; recompute the cells that can be."""
-    from bench.runner import run_cell
+    from bench.run.cell import run_cell
 
     left = []
     for name in report.stray:
-        folder = results / "cells" / name
+        folder = layout.cell_dir(results, name)
         if time.time() - folder.stat().st_mtime < STRAY_AGE:  # a writer may still be at work
             left.append(name)
             report.actions.append(f"left temporary folder {name}: younger than {STRAY_AGE} s")
@@ -223,11 +224,11 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     report.stray = left
     todo = []
     for h, reason in sorted(report.damaged.items()):
-        linked = (results / "cells" / h).is_symlink()
-        dest = quarantine(results / "cells" / h, results, reason)
+        linked = layout.cell_dir(results, h).is_symlink()
+        dest = quarantine(layout.cell_dir(results, h), results, reason)
         report.actions.append(f"moved damaged cell {h} to {dest}")
         rebuilt = ("the cell folder was a symbolic link" if linked
-                   else _rebuildable(dest / "spec.json"))
+                   else _rebuildable(layout.spec_file(dest)))
         if isinstance(rebuilt, str):
             report.actions.append(f"not recomputing {h}: {rebuilt}; run its grid again "
                                   f"(`bench run GRID --results {results}`)")
@@ -235,7 +236,7 @@ def repair_files(results: Path, report: VerifyReport) -> None:
             todo.append((h, *rebuilt))
     baselines = {}
     for h in report.done:
-        spec = json.loads((results / "cells" / h / "spec.json").read_text(encoding="utf-8"))
+        spec = read_spec(results, h)
         if spec["mechanism"]["name"] == "none":
             baselines[baseline_key(spec)] = h
     for h, cell, spec in sorted(todo, key=lambda t: not t[1].is_baseline):
@@ -273,7 +274,7 @@ def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck
     """Compare the cell runs of ``uri`` with the sound cells' files."""
     import mlflow
 
-    from bench.tracking import EXPERIMENT, numeric_metrics
+    from bench.results.mirror import EXPERIMENT, numeric_metrics
 
     for name in ("alembic", "mlflow.store.db.utils"):
         logging.getLogger(name).setLevel(logging.WARNING)
@@ -293,8 +294,7 @@ def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck
             out.duplicated[h] = [r.info.run_id for r in rs]
         if h not in sound_set:
             continue
-        files = numeric_metrics(json.loads((results / "cells" / h / "metrics.json")
-                                           .read_text(encoding="utf-8")))
+        files = numeric_metrics(read_metrics(results, h))
         logged = rs[0].data.metrics
         for k, v in sorted(files.items()):
             if logged.get(k) != v:
@@ -306,7 +306,7 @@ def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck
 def repair_mlflow(results: Path, check: MlflowCheck, client: Any, runs: list,
                   report: VerifyReport) -> None:
     """Delete extra and disagreeing runs, then log every sound cell that has no run."""
-    from bench.tracking import Tracker
+    from bench.results.mirror import Tracker
 
     by_id = {r.info.run_id: r for r in runs}
     for h, ids in check.duplicated.items():
@@ -323,9 +323,7 @@ def repair_mlflow(results: Path, check: MlflowCheck, client: Any, runs: list,
         tracker = Tracker(check.uri, "bench verify --repair", results)
         tracker.logged -= set(relog)
         for h in todo:
-            folder = results / "cells" / h
-            tracker.log_cell(h, json.loads((folder / "spec.json").read_text(encoding="utf-8")),
-                             json.loads((folder / "metrics.json").read_text(encoding="utf-8")))
+            tracker.log_cell(h, read_spec(results, h), read_metrics(results, h))
         tracker.finish({"relogged": len(todo)})
         report.actions.append(f"mlflow: logged {len(todo)} cell(s) "
                               f"({len(relog)} re-logged after disagreeing)")
@@ -343,12 +341,12 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
     Raises:
         FileNotFoundError: ``results/cells`` does not exist.
     """
-    from bench.tracking import default_uri
+    from bench.results.mirror import default_uri
 
     results = Path(results)
-    if not (results / "cells").is_dir():
-        raise FileNotFoundError(f"no results under {results}/cells")
-    for sub_folder in ("cells", DAMAGED, "locks"):
+    if not layout.cells_dir(results).is_dir():
+        raise FileNotFoundError(f"no results under {layout.cells_dir(results)}")
+    for sub_folder in (layout.CELLS, DAMAGED, layout.LOCKS):
         if (results / sub_folder).is_symlink():  # --repair reads and writes only inside
             raise ValueError(f"{results / sub_folder} is a symbolic link: bench verify reads and "
                              f"writes only inside {results}; nothing was changed")
@@ -356,7 +354,7 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
     scan(results, report)
     if seal:
         for h in report.unsealed:
-            seal_cell(results / "cells" / h)
+            seal_cell(layout.cell_dir(results, h))
             report.done.append(h)
         if report.unsealed:
             report.actions.append(f"sealed {len(report.unsealed)} cell(s)")

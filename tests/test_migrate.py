@@ -8,7 +8,7 @@ from bench.cli import main
 from bench.grid import cell_hash, load_grid
 from bench.grid.cell import legacy_cell_hash
 from bench.migrate import migrate_results
-from bench.store import check_cell, write_cell
+from bench.results.store import check_cell, write_cell
 
 GRID = """
 name: m

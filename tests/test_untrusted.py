@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main
-from bench.store import check_cell, parse_object, read_regular
+from bench.results.store import check_cell, parse_object, read_regular
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "results" / "reference" / "quickstart" / "cells"

@@ -9,9 +9,9 @@ import pytest
 
 from bench.cli import main
 from bench.reference import comparable
-from bench.runner import run_grid
-from bench.store import MANIFEST
-from bench.tracking import Tracker, default_uri
+from bench.results.mirror import Tracker, default_uri
+from bench.results.store import MANIFEST
+from bench.run.grid import run_grid
 from bench.verify import verify_results
 
 GRID = """
@@ -112,7 +112,7 @@ def test_disagreeing_run_is_relogged(clean_run, tmp_path):
     folder = results / "cells" / h
     m = json.loads((folder / "metrics.json").read_text())
     m["utility"]["macro_f1"] = 0.123  # the files win; rewrite the cell as bench would
-    from bench.store import write_cell
+    from bench.results.store import write_cell
 
     write_cell(folder, json.loads((folder / "spec.json").read_text()), m)
     report = verify_results(results)

@@ -203,7 +203,7 @@ def _hashable_spec(cell: Cell) -> dict[str, Any]:
 PIPELINE_VERSION = 1
 """Version of what a cell computes around its components: the order of its stages, the
 splits they use, the bootstrap intervals, the validity rules and the deltas against the
-baseline (``bench.runner``). It is hashed into every cell in place of the suite version
+baseline (:mod:`bench.run`). It is hashed into every cell in place of the suite version
 (which it replaced in 0.4.0), so that a release that changes none of this and no component
 leaves every cell hash as it was; a change to the pipeline bumps it, and then every cell."""
 

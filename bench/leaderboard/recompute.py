@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,8 +96,10 @@ class Recomputer:
     def _check(self, h: str) -> CellCheck:
         from bench.grid import Cell, cell_hash
         from bench.reference import comparable, differences
-        from bench.runner import run_cell
-        from bench.store import write_cell
+        from bench.results.layout import cell_dir
+        from bench.results.record import read_metrics
+        from bench.results.store import write_cell
+        from bench.run.cell import run_cell
 
         m = self.cells[h]
         why = self._why_not(m.spec)
@@ -115,11 +116,11 @@ class Recomputer:
         bh = None if cell.is_baseline else self.baselines.get(baseline_key(m.spec))
         if bh:
             b = self.cells[bh]
-            write_cell(self.work / "cells" / bh, b.spec, b.metrics, provenance={})
+            write_cell(cell_dir(self.work, bh), b.spec, b.metrics, provenance={})
         res = run_cell(cell, self.work, m.spec.get("dataset_hash"), bh, overwrite="always")
         if res.status != "done":
             return CellCheck(h, "not checked", f"the recomputation {res.status}: {res.error}")
-        got = json.loads((self.work / "cells" / h / "metrics.json").read_text(encoding="utf-8"))
+        got = read_metrics(self.work, h)
         refuted, diffs, elsewhere = [], [], []
         for c in m.copies:
             d = differences(comparable(c.metrics), comparable(got), limit=5)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import tempfile
 import urllib.error
@@ -28,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.provenance import KEYS as PROVENANCE_KEYS
-from bench.store import read_provenance
+from bench.results import layout
+from bench.results.provenance import KEYS as PROVENANCE_KEYS
+from bench.results.record import scan, validate
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class SourceCell:
     source: str
     """Id of the :class:`Source`."""
     provenance: dict[str, Any]
-    """:mod:`bench.provenance` record, every key present (null where unknown)."""
+    """:mod:`bench.results.provenance` record, every key present (null where unknown)."""
     href: str | None = None
     """Link to the cell's files (a ``file://`` URI of its folder), or None."""
     mlflow: str | None = None
@@ -96,60 +96,10 @@ def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
     return out
 
 
-MAX_MAGNITUDE = 1e12
-"""Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
-statistics)."""
-_UNIT_KEYS = ("privacy", "n_w", "accuracy")
-"""Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
-
-
-def _walk(x: Any, path: str):
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from _walk(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            yield from _walk(v, f"{path}[{i}]")
-    else:
-        yield path, x
-
-
 def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
-    """Why a cell from an untrusted source is not read, or None.
-
-    The spec: an integer seed, ε a positive number or ``"inf"``, each component an object with
-    a name. The metrics: every number finite and at most :data:`MAX_MAGNITUDE` in size (the
-    strings ``inf`` / ``nan`` only where the suite writes them, under ``privatization``);
-    every macro-F1, privacy, N_w and accuracy a number in [0, 1], never a string. Checked on
-    every honest committed cell (635): none is refused.
-    """
-    seed = spec.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        return f"spec.json: seed {seed!r} is not an integer"
-    eps = spec.get("epsilon")
-    if not (eps == "inf" or (isinstance(eps, (int, float)) and not isinstance(eps, bool)
-                             and math.isfinite(eps) and eps > 0)):
-        return f"spec.json: epsilon {eps!r} is not a positive number or 'inf'"
-    for kind in ("dataset", "model", "mechanism"):
-        comp = spec.get(kind)
-        if not isinstance(comp, dict) or not isinstance(comp.get("name"), str):
-            return f"spec.json: {kind} is not a named component"
-    for path, v in _walk(metrics, ""):
-        last = path.rsplit(".", 1)[-1].split("[")[0]
-        rate = "macro_f1" in last or last in _UNIT_KEYS
-        if isinstance(v, str):
-            if rate:
-                return f"metrics.json: {path} is the text {v[:20]!r}, not a number"
-            if v in ("inf", "-inf", "nan") and not path.startswith("privatization."):
-                return f"metrics.json: {path} is {v}"
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            continue
-        if not math.isfinite(v) or abs(v) > MAX_MAGNITUDE:
-            return f"metrics.json: {path} = {v!r} is not a finite number of sensible size"
-        if rate and not 0.0 <= v <= 1.0:
-            return f"metrics.json: {path} = {v!r} is outside [0, 1]"
-    return None
+    """Why a cell from an untrusted source is not read, or None: the cell record's schema
+    (:func:`bench.results.record.validate`)."""
+    return validate(spec, metrics)
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,35 +109,27 @@ def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
 
 def read_folder(path: str | Path, sid: str) -> Source:
     """The sound cells of a results folder (the one holding ``cells/``)."""
-    from bench.report.results import load_results
 
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise LeaderboardError(f"{path}: no such results folder")
-    if not (folder / "cells").is_dir():
+    if not layout.cells_dir(folder).is_dir():
         raise LeaderboardError(f"{path}: not a results folder (no cells/ inside; `bench run "
                                f"GRID --results {path}` writes one)")
     try:
-        os.listdir(folder / "cells")
+        os.listdir(layout.cells_dir(folder))
     except OSError as e:
         raise LeaderboardError(f"{path}: cannot read cells/ ({e.strerror or e})") from None
     folder = folder.resolve()
     src = Source(sid, "folder", str(folder))
-    results = load_results(folder)
-    src.problems += [f"{sid} ({folder}): {w}" for w in results.warnings]
-    for rec in results.cells:
-        if rec.spec.get("hash") != rec.hash:  # sealed cells were checked; unsealed ones not
-            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: spec.json names cell "
-                                f"{rec.spec.get('hash')!r}; left out")
-            continue
-        why = invalid(rec.spec, rec.metrics)
-        if why:
-            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: {why}; left out")
-            continue
+    found = scan(folder)
+    src.problems += [f"{sid} ({folder}): {w}" for w in found.warnings]
+    src.problems += [f"{sid} ({folder}): {layout.CELLS}/{h}: {why}; left out"
+                     for h, why in found.refused]
+    for rec in found.cells:
         src.cells.append(SourceCell(
             rec.hash, dict(rec.spec), dict(rec.metrics), sid,
-            provenance_record(read_provenance(rec.folder), rec.suite_version),
-            href=rec.folder.as_uri()))
+            provenance_record(rec.provenance, rec.suite_version), href=rec.folder.as_uri()))
     if (folder / "audit").is_dir():
         src.audit_folders.append(folder / "audit")
     return src
@@ -265,24 +207,24 @@ def _run_cell(client: Any, exp_id: str, run: Any, sid: str, tmp: Path,
     except Exception as e:  # noqa: BLE001
         return f"{where}: artifacts not readable ({str(e).splitlines()[0][:200]}); left out"
     parsed = {}
-    for name in ("spec.json", "metrics.json", "provenance.json"):
+    for name in (layout.SPEC, layout.METRICS, layout.PROVENANCE):
         try:
             parsed[name] = json.loads((local / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
             parsed[name] = None
         except (OSError, ValueError) as e:
             return f"{where}: {name} does not parse ({e}); left out"
-    spec, metrics = parsed["spec.json"], parsed["metrics.json"]
+    spec, metrics = parsed[layout.SPEC], parsed[layout.METRICS]
     if not isinstance(spec, dict) or not isinstance(metrics, dict):
-        missing = "spec.json" if not isinstance(spec, dict) else "metrics.json"
+        missing = layout.SPEC if not isinstance(spec, dict) else layout.METRICS
         return (f"{where}: no {missing} artifact (logged by an older bench); left out -- "
                 "`bench leaderboard` on its results folder reads it")
     if spec.get("hash") != h:
-        return f"{where}: spec.json names cell {spec.get('hash')!r}; left out"
+        return f"{where}: {layout.SPEC} names cell {spec.get('hash')!r}; left out"
     why = invalid(spec, metrics)
     if why:
         return f"{where}: {why}; left out"
     link = f"{web}/#/experiments/{exp_id}/runs/{rid}" if web else None
     return SourceCell(h, spec, metrics, sid,
-                      provenance_record(parsed["provenance.json"], spec.get("suite_version")),
+                      provenance_record(parsed[layout.PROVENANCE], spec.get("suite_version")),
                       href=None, mlflow=link)

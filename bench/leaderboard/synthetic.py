@@ -26,6 +26,8 @@ import math
 import random
 from typing import Any
 
+from bench.results.layout import METRICS, SPEC
+
 HOSTILE_MECHANISM = "<script>alert(1)</script>"
 """A mechanism name that would run if the page inserted it as HTML."""
 
@@ -268,8 +270,8 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
                        "sources": ["s0", "s1"],
                        "differences": [f"utility.macro_f1: 0.81 (s0) vs 0.79 (s1) at ε={e:g}"]}
                       for e in (1.0, 10.0)],
-        "problems": ["s2: run 3f2a9c: no metrics.json artifact; left out",
-                     f"s1: cell {HOSTILE_DATASET}: unreadable spec.json; left out"],
+        "problems": [f"s2: run 3f2a9c: no {METRICS} artifact; left out",
+                     f"s1: cell {HOSTILE_DATASET}: unreadable {SPEC}; left out"],
     }
 
 

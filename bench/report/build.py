@@ -75,6 +75,7 @@ from bench.report.tables import (
     utility_ci,
 )
 from bench.report.tables import md_text as _md  # names and messages as plain Markdown text
+from bench.results.layout import REPORT_METRICS
 
 logger = logging.getLogger(__name__)
 
@@ -341,7 +342,7 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
     return "\n".join(lines)
 
 
-REPORT_ENTRIES = frozenset({"index.md", "metrics.json", "leaderboard.html", "curves.csv",
+REPORT_ENTRIES = frozenset({"index.md", REPORT_METRICS, "leaderboard.html", "curves.csv",
                             "tables", "plots"})
 """Everything a report folder holds (an existing ``out`` holding anything else is kept)."""
 
@@ -438,7 +439,7 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
     (tmp / "leaderboard.html").write_text(
         render_leaderboard(groups, rs.grid or "", warnings, audits, adversary),
         encoding="utf-8", newline="\n")
-    (tmp / "metrics.json").write_text(
+    (tmp / REPORT_METRICS).write_text(
         json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,
                    sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8",
         newline="\n")

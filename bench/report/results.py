@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
-from bench.store import MANIFEST, check_cell, parse_object, read_regular
+from bench.results import layout
+from bench.results.record import CellRecord, FailedCell, scan, to_float
 
 logger = logging.getLogger(__name__)
 
@@ -58,64 +59,6 @@ class ReportError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CellRecord:
-    """One finished cell: its ``spec.json`` and ``metrics.json``."""
-
-    hash: str
-    """Folder name under ``cells/`` (the cell hash)."""
-    spec: Mapping[str, Any]
-    """Parsed ``spec.json``."""
-    metrics: Mapping[str, Any]
-    """Parsed ``metrics.json``."""
-    folder: Path
-    """The cell's result folder."""
-
-    @property
-    def name(self) -> str:
-        """Readable cell name (``spec.name``, else the hash)."""
-        return str(self.spec.get("name") or self.metrics.get("cell") or self.hash)
-
-    @property
-    def seed(self) -> int:
-        """The cell's seed."""
-        return int(self.spec.get("seed", 0))
-
-    @property
-    def epsilon(self) -> float:
-        """ε as a float (``math.inf`` for the baseline)."""
-        return to_float(self.spec.get("epsilon"), default=math.inf)
-
-    @property
-    def is_baseline(self) -> bool:
-        """Whether this is the unprivatized baseline (mechanism ``none``)."""
-        return component(self.spec, "mechanism")[0] == "none"
-
-    @property
-    def suite_version(self) -> str:
-        """The suite version of a cell written before 0.4.0, whose hash covered it (such cells
-        are never pooled with cells of another version); ``""`` for later cells, whose hash
-        does not (their release is in the manifest's provenance)."""
-        return str(self.spec.get("suite_version") or self.metrics.get("suite_version") or "")
-
-    @property
-    def dataset_hash(self) -> str:
-        """Dataset content hash the cell was produced on."""
-        return str(self.spec.get("dataset_hash") or self.metrics.get("dataset_hash") or "")
-
-
-@dataclass(frozen=True)
-class FailedCell:
-    """A cell whose folder holds only ``error.json``."""
-
-    hash: str
-    """Folder name under ``cells/``."""
-    name: str
-    """Readable cell name from ``error.json``."""
-    error: str
-    """The error message (first line)."""
-
-
 @dataclass
 class ResultSet:
     """Everything read from one results folder."""
@@ -130,20 +73,6 @@ class ResultSet:
     """Name of the grid the cells were filtered to, if any."""
 
 
-def to_float(value: Any, default: float = math.nan) -> float:
-    """A float from a JSON value (``"inf"``/``"nan"`` strings included); ``default`` otherwise."""
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return default
-    return default
-
-
 def component(spec: Mapping[str, Any], kind: str) -> tuple[str, dict[str, Any], Any]:
     """``(name, params, version)`` of one component of a spec (dataset: ``config``, no path)."""
     entry = spec.get(kind) or {}
@@ -153,12 +82,6 @@ def component(spec: Mapping[str, Any], kind: str) -> tuple[str, dict[str, Any], 
     if kind == "dataset":
         params.pop("path", None)
     return str(entry.get("name", "?")), params, entry.get("version")
-
-
-def _read_json(path: Path) -> Any:
-    """A cell file's JSON object: regular files only, size-bounded, depth-safe
-    (:func:`bench.store.read_regular`): a results folder may come from anyone."""
-    return parse_object(read_regular(path), path.name)
 
 
 def resolve_grid(grid: str | Path) -> Path:
@@ -212,7 +135,7 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
     Raises:
         ReportError: ``<results>/cells`` does not exist, or the grid is unknown or invalid.
     """
-    cells_dir = Path(results) / "cells"
+    cells_dir = layout.cells_dir(results)
     if not cells_dir.is_dir():
         raise ReportError(f"no results under {cells_dir} (run `bench run GRID --results "
                           f"{results}` first)")
@@ -220,46 +143,16 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
     grid_name, names = None, None
     if grid is not None:
         grid_name, keep, names = _grid_filter(grid)
-    out = ResultSet([], [], grid=grid_name)
-    unsealed = 0
-    for folder in sorted(p for p in cells_dir.iterdir() if p.is_dir()
-                         and not p.name.startswith(".")):
-        if folder.is_symlink():
-            out.warnings.append(f"cells/{folder.name}: a symbolic link (not followed); ignored")
-            continue
-        spec_f, met_f, err_f = (folder / n for n in ("spec.json", "metrics.json", "error.json"))
-        try:
-            if spec_f.is_file() or met_f.is_file():
-                # cells with a manifest (every cell bench run writes) are integrity-checked;
-                # cells without one (older runs, hand-made or imported results) are read as
-                # they are, and counted
-                problem = check_cell(folder) if (folder / MANIFEST).is_file() else None
-                unsealed += not (folder / MANIFEST).is_file()
-                if problem:
-                    out.warnings.append(f"cells/{folder.name}: damaged ({problem}); ignored -- "
-                                        "`bench run` moves it aside and recomputes it, "
-                                        "`bench verify` lists every damaged cell")
-                    continue
-                spec, metrics = _read_json(spec_f), _read_json(met_f)
-                if keep(spec):
-                    out.cells.append(CellRecord(folder.name, spec, metrics, folder))
-            elif err_f.is_file():
-                err = _read_json(err_f)
-                name = str(err.get("name", folder.name))
-                if names is None or name in names:
-                    msg = str(err.get("error", "")).strip().splitlines()
-                    out.failed.append(FailedCell(folder.name, name, msg[0] if msg else ""))
-            else:
-                out.warnings.append(f"cells/{folder.name}: incomplete (no spec.json + "
-                                    "metrics.json, no error.json); ignored")
-        except (OSError, ValueError) as e:
-            out.warnings.append(f"cells/{folder.name}: unreadable ({e}); ignored")
+    found = scan(results, keep, None if names is None else names.__contains__)
+    out = ResultSet(found.cells, found.failed, grid=grid_name)
+    out.warnings = found.warnings + [f"{layout.CELLS}/{h}: refused ({why}); ignored"
+                                     for h, why in found.refused]
     for w in out.warnings:
         logger.warning(w)
-    if unsealed:  # said on the console only: the report's content does not depend on it
+    if found.unsealed:  # said on the console only: the report's content does not depend on it
         logger.warning("%d cell(s) without %s (written before manifests existed, by hand or "
                        "elsewhere): read without an integrity check; `bench verify --seal` "
-                       "seals the sound ones", unsealed, MANIFEST)
+                       "seals the sound ones", found.unsealed, layout.MANIFEST)
     return out
 
 

@@ -1,6 +1,6 @@
 """A cell's rewriter: train it where the grid allows, rewrite the cell's privatized vectors.
 
-Called by the runner (:func:`bench.runner.evaluate_cell`) for a cell with a rewriter, after the
+Called by the runner (:func:`bench.run.stages.evaluate_cell`) for a cell with a rewriter, after the
 privatized vectors are made (and cached) and before the models see anything:
 
 1. **Training pairs** (:func:`training_pairs`): the rewriter's public corpus (the dataset's
@@ -87,13 +87,7 @@ def public_corpus(cell: Any, ds: Any) -> tuple[list[list[str]], dict[str, Any]]:
 def _privatizer(cell: Any, embedding: Any, seed: Any):
     from bench.privatize import Privatizer
 
-    s = cell.settings
-    return Privatizer.build(
-        mechanism=cell.mechanism, epsilon=cell.epsilon, sensitivity=cell.sensitivity,
-        mapping=cell.mapping, seed=seed, embedding=embedding, oov=s.get("oov", "unk"),
-        mechanism_params=dict(cell.mechanism_params),
-        sensitivity_params=dict(cell.sensitivity_params),
-        mapping_params=dict(cell.mapping_params))
+    return Privatizer.from_cell(cell, embedding, seed)
 
 
 def clean_vectors(docs: list[list[str]], embedding: Any) -> list[np.ndarray]:
@@ -150,22 +144,15 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
     docstring).
     """
     from bench.grid import privatization_hash
+    from bench.results import corpus
     from bench.rewriters.base import VOID_REASON
-    from bench.runner import _discard, _read_corpus, _write_corpus
 
     folder = cache / "rewritten" / _key(["rewrite", privatization_hash(cell, ds.content_hash),
                                          _rewriter_spec(cell),
                                          cell.settings.get("rewrite_max_docs")])  # test loss
-    if (folder / "stats.json").is_file():
-        import json
-
-        try:
-            stats = json.loads((folder / "stats.json").read_text())
-            return _read_corpus(folder, "text"), stats | {"cache_hit": True}
-        except (OSError, ValueError, KeyError) as e:  # a damaged cache entry: rebuild it
-            logger.warning("rewritten corpus %s in the cache is damaged (%s): rebuilding it",
-                           folder.name, e)
-            _discard(folder)
+    cached = corpus.load(folder, "rewritten corpus", output="text")
+    if cached is not None:
+        return cached[0], cached[1] | {"cache_hit": True}
     t0 = time.perf_counter()
     noisy, toks, desc = training_pairs(cell, ds, docs, vectors, embedding)
     rw = _fit(cell, noisy, toks, embedding)
@@ -181,7 +168,7 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
              "train_tokens": rw.train_tokens_, "train_loss": rw.train_loss_,
              "output_vocabulary": len(rw.vocab_), "test_loss": loss,
              "fit_seconds": t1 - t0, "rewrite_seconds": time.perf_counter() - t1}
-    _write_corpus(folder, SimpleNamespace(tokens=rewritten, vectors=None), stats)
+    corpus.write(folder, SimpleNamespace(tokens=rewritten, vectors=None), stats)
     return rewritten, stats | {"cache_hit": False}
 
 
@@ -191,24 +178,17 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
     embeddings of the same corpus and applied to the unperturbed test documents (the
     "Original" column of Huang et al. 2024, Tables 1-3). Cached per dataset, embedding,
     rewriter and seed: every mechanism and ε shares it."""
-    import json
-
     from bench.metrics.rewrite import rewrite_scores
-    from bench.runner import _discard, _verify_corpus, _write_corpus
+    from bench.results import corpus
 
     s = cell.settings
     folder = cache / "rewritten" / _key([
         "reference", cell.dataset, thaw(cell.dataset_config), ds.content_hash,
         [s.get("embedding"), s.get("embedding_path"), s.get("vocab_size")],
         s.get("rewrite_max_docs"), _rewriter_spec(cell)])
-    if (folder / "stats.json").is_file():
-        try:
-            _verify_corpus(folder)
-            return json.loads((folder / "stats.json").read_text())["reference"]
-        except (OSError, ValueError, KeyError) as e:
-            logger.warning("rewriter reference %s in the cache is damaged (%s): rebuilding it",
-                           folder.name, e)
-            _discard(folder)
+    cached = corpus.load(folder, "rewriter reference", output="stats")
+    if cached is not None and "reference" in cached[1]:
+        return cached[1]["reference"]
     noisy, toks, _desc = training_pairs(cell, ds, docs, [], embedding, clean=True)
     rw = _fit(cell, noisy, toks, embedding)
     test = _test_idx(cell, ds).tolist()
@@ -218,5 +198,5 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
     scores = rewrite_scores(originals, rewritten)
     scores |= {"n_docs": len(test), "loss": rw.loss(clean, originals)}
     # only the scores: the rewrite of unperturbed embeddings is close to the private text
-    _write_corpus(folder, SimpleNamespace(tokens=[], vectors=None), {"reference": scores})
+    corpus.write(folder, SimpleNamespace(tokens=[], vectors=None), {"reference": scores})
     return scores

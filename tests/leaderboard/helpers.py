@@ -26,7 +26,7 @@ def all_hashes() -> list[str]:
 def rewrite_metrics(folder: Path, edit) -> None:
     """Change a cell's metrics and seal it again (as if another machine had computed it),
     keeping its provenance."""
-    from bench.store import seal_cell
+    from bench.results.store import seal_cell
 
     prov = json.loads((folder / "manifest.json").read_text()).get("provenance")
     m = json.loads((folder / "metrics.json").read_text())

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench.leaderboard import build, build_leaderboard, read_sources
-from bench.runner import run_grid
-from bench.store import seal_cell
+from bench.results.store import seal_cell
+from bench.run.grid import run_grid
 
 GRID = """
 name: tinyverify

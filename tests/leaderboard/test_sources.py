@@ -39,7 +39,7 @@ def test_provenance_record_fills_every_key():
 
 
 def test_mlflow_server_source_merges_with_its_folder(tmp_path, mlflow_server, monkeypatch):
-    from bench.tracking import sync_results
+    from bench.results.mirror import sync_results
 
     monkeypatch.setenv("BENCH_RUN_BY", "tester")
     some = all_hashes()[:9]

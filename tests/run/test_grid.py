@@ -11,7 +11,9 @@ import pytest
 import bench
 from bench.cli import main
 from bench.grid import load_grid
-from bench.runner import CellLock, cell_done, run_grid
+from bench.results.locks import CellLock
+from bench.results.store import cell_done
+from bench.run.grid import run_grid
 
 GRID = """
 name: tiny
@@ -156,7 +158,8 @@ def test_parallel_backends_match_serial(grid, tmp_path):
 def test_locked_cell_is_not_run_twice(grid, tmp_path):
     results = tmp_path / "r"
     cell = load_grid(grid).cells[0]
-    from bench.runner import _dataset, cell_hash
+    from bench.grid import cell_hash
+    from bench.run.inputs import dataset as _dataset
 
     h = cell_hash(cell, _dataset(cell).content_hash)
     lock = CellLock(results / "locks" / f"{h}.lock")
@@ -264,7 +267,7 @@ def test_logging_to_a_real_mlflow_server(grid, tmp_path, mlflow_server):
 
 
 def test_mlflow_sync_backfills_once(grid, tmp_path):
-    from bench.tracking import sync_results
+    from bench.results.mirror import sync_results
 
     results = tmp_path / "r"
     run_grid(grid, results=results, jobs=1, mlflow=False)
@@ -279,7 +282,7 @@ def _hold_memory(mb: int) -> int:
 
     import numpy as np
 
-    from bench.runner import keep_worker_caches
+    from bench.run.cell import keep_worker_caches
 
     keep_worker_caches()
     sys.__dict__.setdefault("_bench_test_held", []).append(np.ones(mb * 2**20 // 8))
@@ -294,7 +297,7 @@ def test_workers_keep_their_caches(monkeypatch):
     from joblib import Parallel, delayed
     from joblib.externals.loky import get_reusable_executor
 
-    import bench.runner as R
+    import bench.run.cell as R
 
     get_reusable_executor().shutdown(wait=True)  # fresh workers, with loky's default bound
     pids = Parallel(n_jobs=2)(delayed(_hold_memory)(310) for _ in range(6))
@@ -318,7 +321,7 @@ def test_damaged_corpus_cache_is_rebuilt(tmp_path, caplog):
     data = entry / "tokens.parquet"
     data.write_bytes(data.read_bytes()[:-40] + b"\0" * 40)  # same size, different bytes
     before = metrics_of(results)
-    with caplog.at_level("WARNING", logger="bench.runner"):
+    with caplog.at_level("WARNING", logger="bench"):
         again = run_grid(grid, results=results, mlflow=False, overwrite="always")
     assert again.count("done") == 2
     assert any("is damaged (tokens.parquet does not match its checksum): rebuilding" in r.message
@@ -337,7 +340,7 @@ def test_full_disk_fails_cells_cleanly(grid, tmp_path, monkeypatch):
     next run (disk space back) computes exactly the missing cells."""
     import errno
 
-    from bench import store
+    from bench.results import store
 
     real = store._write_bytes
 
@@ -363,7 +366,7 @@ def test_full_disk_fails_cells_cleanly(grid, tmp_path, monkeypatch):
 def test_mlflow_going_away_mid_run(grid, tmp_path, monkeypatch, caplog):
     """MLflow stops answering after the first cell: the run finishes (files are the results),
     says so once, and `bench mlflow-sync` later mirrors every cell exactly once."""
-    from bench import tracking
+    from bench.results import mirror as tracking
 
     real = tracking.Tracker.log_cell
     calls = []
@@ -376,7 +379,7 @@ def test_mlflow_going_away_mid_run(grid, tmp_path, monkeypatch, caplog):
 
     monkeypatch.setattr(tracking.Tracker, "log_cell", flaky)
     results = tmp_path / "r"
-    with caplog.at_level("WARNING", logger="bench.runner"):
+    with caplog.at_level("WARNING", logger="bench"):
         summary = run_grid(grid, results=results)
     assert summary.count("done") == 3 and summary.count("failed") == 1
     assert len(calls) == 2  # the second call failed; no further attempts

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import bench
-from bench.provenance import KEYS, current, git_commit
-from bench.store import check_cell, seal_cell, write_cell
+from bench.results.provenance import KEYS, current, git_commit
+from bench.results.store import check_cell, seal_cell, write_cell
 
 
 def test_current_record(monkeypatch):
@@ -31,7 +31,7 @@ def _spec(h: str) -> dict:
 
 
 def test_written_cell_records_provenance_in_its_manifest(tmp_path, monkeypatch):
-    from bench.store import METRICS_KEYS, SPEC_KEYS
+    from bench.results.store import METRICS_KEYS, SPEC_KEYS
 
     monkeypatch.setenv("BENCH_RUN_BY", "bob")
     # a placeholder spec marked as written before 0.4.0, whose hash check_cell cannot recompute

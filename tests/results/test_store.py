@@ -1,4 +1,4 @@
-"""Integrity-checked cells (bench.store): a cell counts as done only when its manifest, checksums,
+"""Integrity-checked cells (bench.results.store): a cell counts as done only when its manifest, checksums,
 schema and hash check out; damage of each kind is detected; a failed write (a full disk)
 leaves nothing half-written."""
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from bench import store
+from bench.results import store
 from bench.grid import cell_hash, load_grid
-from bench.store import (
+from bench.results.store import (
     MANIFEST,
     cell_done,
     cell_state,

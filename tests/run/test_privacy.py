@@ -9,7 +9,7 @@ import pytest
 
 from bench.datasets.base import DATASETS, Corpus, DatasetCard, Task, register_dataset
 from bench.grid import GridError, load_grid
-from bench.runner import run_grid
+from bench.run.grid import run_grid
 
 FILLER = ("the of and to in a is that for it as was with be by on not he this are or his "
           "from at which but have an they you were her she there been one all we their has "
@@ -185,7 +185,7 @@ def test_deltas_compare_the_same_adversaries():
     """A vector-output cell runs no text adversary: its Δprivacy and validity are judged
     against the baseline's same-model adversary, not against a baseline won by lexical."""
     from bench.attacks.adversary import headline
-    from bench.runner import add_deltas, mark_privacy_validity
+    from bench.run.validity import add_deltas, mark_privacy_validity
 
     def m(f1, thr=0.1):
         return {"privacy": 1 - f1, "adversary_macro_f1": f1, "chance_threshold": thr,

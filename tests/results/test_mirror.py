@@ -1,7 +1,7 @@
-"""The MLflow mirror (bench.tracking): a cell is logged once even when two runners on one
+"""The MLflow mirror (bench.results.mirror): a cell is logged once even when two runners on one
 results folder both see it finished."""
 
-from bench.tracking import Tracker, default_uri
+from bench.results.mirror import Tracker, default_uri
 
 
 def _runs(results, cell_hash):

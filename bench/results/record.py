@@ -1,0 +1,312 @@
+"""The typed cell record every reader uses: a cell's spec, metrics and manifest, read from a
+results folder and validated on the way in.
+
+``bench report``, ``bench leaderboard``, the findings, ``bench verify`` and ``bench reference``
+read cells only through :func:`scan` / :func:`read_cell`, so every one of them sees the same
+checks: the files are regular and bounded (:func:`bench.results.store.read_regular`), a sealed
+cell's checksums match (:func:`bench.results.store.check_cell`), and the values fit the schema
+(:func:`validate`): known top-level keys, an integer seed, ε positive or ``"inf"``, named
+components, every number finite and of sensible size, every rate in [0, 1]. The schema is
+versioned by the manifest's ``format`` (:data:`SCHEMA`); a cell of another format is damaged,
+not guessed at.
+
+Example:
+    >>> found = scan("results/reference/quickstart")
+    >>> rec = found.cells[0]; rec.epsilon, rec.metrics["utility"]["macro_f1"]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.results import layout
+from bench.results.store import (
+    MANIFEST_FORMAT,
+    METRICS_KEYS,
+    SPEC_KEYS,
+    check_cell,
+    load_object,
+)
+
+SCHEMA = MANIFEST_FORMAT
+"""Version of the cell record's schema (the manifest's ``format``)."""
+
+SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "rewriter", "suite_version")
+"""Keys a spec may have besides :data:`bench.results.store.SPEC_KEYS`."""
+METRICS_OPTIONAL = ("cell", "dataset_hash", "privacy", "privatization", "utility",
+                    "guarantee", "n_w", "vs_baseline", "rewrite", "mia", "rewrite_reference",
+                    "rewriter", "suite_version")
+"""Keys a metrics record may have besides :data:`bench.results.store.METRICS_KEYS`."""
+MAX_MAGNITUDE = 1e12
+"""Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
+statistics)."""
+_UNIT_KEYS = ("privacy", "n_w", "accuracy")
+"""Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
+
+
+def to_float(value: Any, default: float = math.nan) -> float:
+    """A float from a JSON value (``"inf"``/``"nan"`` strings included); ``default`` otherwise."""
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return default
+    return default
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    """One finished cell: its spec, metrics and (for a sealed cell) manifest."""
+
+    hash: str
+    """Folder name under ``cells/`` (the cell hash)."""
+    spec: Mapping[str, Any]
+    """The resolved configuration (:meth:`bench.grid.Cell.spec` plus the runner's keys)."""
+    metrics: Mapping[str, Any]
+    """The measurements."""
+    folder: Path
+    """The cell's result folder."""
+    manifest: Mapping[str, Any] | None = None
+    """The manifest (checksums, provenance), None for an unsealed cell."""
+
+    @property
+    def name(self) -> str:
+        """Readable cell name (``spec.name``, else the hash)."""
+        return str(self.spec.get("name") or self.metrics.get("cell") or self.hash)
+
+    @property
+    def seed(self) -> int:
+        """The cell's seed."""
+        return int(self.spec.get("seed", 0))
+
+    @property
+    def epsilon(self) -> float:
+        """ε as a float (``math.inf`` for the baseline)."""
+        return to_float(self.spec.get("epsilon"), default=math.inf)
+
+    @property
+    def is_baseline(self) -> bool:
+        """Whether this is the unprivatized baseline (mechanism ``none``)."""
+        mech = self.spec.get("mechanism")
+        return (mech.get("name") if isinstance(mech, Mapping) else mech) == "none"
+
+    @property
+    def suite_version(self) -> str:
+        """The suite version of a cell written before 0.4.0, whose hash covered it (such cells
+        are never pooled with cells of another version); ``""`` for later cells, whose hash
+        does not (their release is in the manifest's provenance)."""
+        return str(self.spec.get("suite_version") or self.metrics.get("suite_version") or "")
+
+    @property
+    def dataset_hash(self) -> str:
+        """Dataset content hash the cell was produced on."""
+        return str(self.spec.get("dataset_hash") or self.metrics.get("dataset_hash") or "")
+
+    @property
+    def provenance(self) -> dict[str, Any] | None:
+        """Who computed the cell (:mod:`bench.results.provenance`), None when not recorded."""
+        prov = (self.manifest or {}).get("provenance")
+        return prov if isinstance(prov, dict) else None
+
+
+@dataclass(frozen=True)
+class FailedCell:
+    """A cell whose folder holds only its error record."""
+
+    hash: str
+    """Folder name under ``cells/``."""
+    name: str
+    """Readable cell name from the error record."""
+    error: str
+    """The error message (first line)."""
+
+
+@dataclass
+class Scan:
+    """Everything read from one results folder's ``cells/``."""
+
+    cells: list[CellRecord] = field(default_factory=list)
+    """Sound, valid finished cells, sorted by folder name."""
+    failed: list[FailedCell] = field(default_factory=list)
+    """Failed cells, sorted by folder name."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """``(hash, reason)`` of readable cells whose values break the schema (:func:`validate`)."""
+    warnings: list[str] = field(default_factory=list)
+    """Cells unreadable, damaged, half-written or symbolic links (one line each)."""
+    unsealed: int = 0
+    """Cells read without a manifest (no integrity check possible)."""
+
+
+class RecordError(ValueError):
+    """A cell folder that cannot be read as a cell (the message says why)."""
+
+
+def _walk(x: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _walk(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _walk(v, f"{path}[{i}]")
+    else:
+        yield path, x
+
+
+def _spec_problem(spec: Mapping[str, Any]) -> str | None:
+    S = layout.SPEC
+    unknown = sorted(set(spec) - set(SPEC_KEYS) - set(SPEC_OPTIONAL))
+    if unknown:
+        return f"{S}: unknown key {unknown[0]!r} (schema {SCHEMA})"
+    seed = spec.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        return f"{S}: seed {seed!r} is not an integer"
+    eps = spec.get("epsilon")
+    if not (eps == "inf" or (isinstance(eps, (int, float)) and not isinstance(eps, bool)
+                             and math.isfinite(eps) and eps > 0)):
+        return f"{S}: epsilon {eps!r} is not a positive number or 'inf'"
+    for kind in ("dataset", "model", "mechanism"):
+        comp = spec.get(kind)
+        if not isinstance(comp, dict) or not isinstance(comp.get("name"), str):
+            return f"{S}: {kind} is not a named component"
+    return None
+
+
+def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
+    M = layout.METRICS
+    unknown = sorted(set(metrics) - set(METRICS_KEYS) - set(METRICS_OPTIONAL))
+    if unknown:
+        return f"{M}: unknown key {unknown[0]!r} (schema {SCHEMA})"
+    for path, v in _walk(dict(metrics), ""):
+        last = path.rsplit(".", 1)[-1].split("[")[0]
+        rate = "macro_f1" in last or last in _UNIT_KEYS
+        if isinstance(v, str):
+            if rate:
+                return f"{M}: {path} is the text {v[:20]!r}, not a number"
+            if v in ("inf", "-inf", "nan") and not path.startswith("privatization."):
+                return f"{M}: {path} is {v}"
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if not math.isfinite(v) or abs(v) > MAX_MAGNITUDE:
+            return f"{M}: {path} = {v!r} is not a finite number of sensible size"
+        if rate and not 0.0 <= v <= 1.0:
+            return f"{M}: {path} = {v!r} is outside [0, 1]"
+    return None
+
+
+def validate(spec: Mapping[str, Any], metrics: Mapping[str, Any]) -> str | None:
+    """Why a cell's values break the schema, or None.
+
+    The spec: only known keys, an integer seed, ε a positive number or ``"inf"``, each
+    component an object with a name. The metrics: only known keys, every number finite and at
+    most :data:`MAX_MAGNITUDE` in size (the strings ``inf`` / ``nan`` only where the suite
+    writes them, under ``privatization``); every macro-F1, privacy, N_w and accuracy a number
+    in [0, 1], never a string. Checked on every committed reference cell: none is refused.
+    """
+    return _spec_problem(spec) or _metrics_problem(metrics)
+
+
+def _first_line(text: Any) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def read_cell(folder: Path) -> CellRecord | FailedCell:
+    """The cell in ``folder``: a :class:`CellRecord` (finished, sound and valid) or a
+    :class:`FailedCell`.
+
+    A sealed cell (it has a manifest) is integrity-checked; an unsealed one (older runs,
+    hand-made or imported results) is read as it is, its spec's hash checked against the
+    folder's name.
+
+    Raises:
+        RecordError: a symbolic link, no cell files, damaged, unreadable or invalid.
+    """
+    if folder.is_symlink():
+        raise RecordError("a symbolic link (not followed)")
+    spec_f, met_f = layout.spec_file(folder), layout.metrics_file(folder)
+    try:
+        if not (spec_f.is_file() or met_f.is_file()):
+            if layout.error_file(folder).is_file():
+                err = load_object(layout.error_file(folder))
+                return FailedCell(folder.name, str(err.get("name", folder.name)),
+                                  _first_line(err.get("error")))
+            raise RecordError(f"incomplete (no {layout.SPEC} + {layout.METRICS}, no "
+                              f"{layout.ERROR})")
+        sealed = layout.manifest_file(folder).is_file()
+        problem = check_cell(folder) if sealed else None
+        if problem:
+            raise RecordError(f"damaged ({problem})")
+        spec, metrics = load_object(spec_f), load_object(met_f)
+        manifest = load_object(layout.manifest_file(folder)) if sealed else None
+    except (OSError, ValueError) as e:
+        if isinstance(e, RecordError):
+            raise
+        raise RecordError(f"unreadable ({e})") from None
+    return CellRecord(folder.name, spec, metrics, folder, manifest)
+
+
+def check_values(rec: CellRecord) -> str | None:
+    """Why a readable cell is refused (:func:`validate`, and an unsealed cell's spec naming
+    another cell), or None."""
+    if rec.spec.get("hash") != rec.hash:
+        return f"{layout.SPEC} names cell {rec.spec.get('hash')!r}"
+    return validate(rec.spec, rec.metrics)
+
+
+def scan(results: str | Path, keep: Callable[[Mapping[str, Any]], bool] | None = None,
+         keep_failed: Callable[[str], bool] | None = None) -> Scan:
+    """Read ``<results>/cells/*/``: every finished cell (validated) and failed cell.
+
+    Args:
+        results: the results folder (the one holding ``cells/``).
+        keep: optional predicate on a finished cell's spec; cells it rejects are skipped.
+        keep_failed: optional predicate on a failed cell's name.
+
+    Raises:
+        FileNotFoundError: ``<results>/cells`` is not a folder.
+    """
+    if not layout.cells_dir(results).is_dir():
+        raise FileNotFoundError(f"no results under {layout.cells_dir(results)}")
+    out = Scan()
+    for folder in layout.cell_folders(results):
+        try:
+            rec = read_cell(folder)
+        except RecordError as e:
+            damaged = str(e).startswith("damaged")
+            tail = ("; ignored -- `bench run` moves it aside and recomputes it, `bench verify` "
+                    "lists every damaged cell") if damaged else "; ignored"
+            out.warnings.append(f"{layout.CELLS}/{folder.name}: {e}{tail}")
+            continue
+        if isinstance(rec, FailedCell):
+            if keep_failed is None or keep_failed(rec.name):
+                out.failed.append(rec)
+            continue
+        if keep is not None and not keep(rec.spec):
+            continue
+        out.unsealed += rec.manifest is None
+        why = check_values(rec)
+        if why:
+            out.refused.append((rec.hash, why))
+        else:
+            out.cells.append(rec)
+    return out
+
+
+def read_metrics(results: str | Path, cell_hash: str) -> dict[str, Any]:
+    """The metrics of cell ``cell_hash`` under ``results`` (read safely; no schema check: for
+    cells this process has just computed)."""
+    return load_object(layout.metrics_file(layout.cell_dir(results, cell_hash)))
+
+
+def read_spec(results: str | Path, cell_hash: str) -> dict[str, Any]:
+    """The spec of cell ``cell_hash`` under ``results`` (read safely, no schema check)."""
+    return load_object(layout.spec_file(layout.cell_dir(results, cell_hash)))

@@ -1,0 +1,86 @@
+"""The attacks stage: every configured adversary on every private attribute of a cell.
+
+An adversary declares what it needs (:func:`bench.attacks.adversary.make_adversary`); the
+informed adversary gets a freshly fitted privatizer of the cell's configuration (the DP threat
+model: it knows the mechanism and its parameters), with a random stream of its own.
+
+Example:
+    >>> attack_privacy(cell, ds, (X_train, X_dev, X_test))["gender"]["privacy"]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.grid import Cell
+from bench.run import inputs
+
+
+def n_classes(task: Any) -> int | None:
+    """Number of classes of a single-label task; None for a multilabel one."""
+    return len(task.classes) if task.kind != "multilabel" else None
+
+
+def _attack_privatizer(cell: Cell):
+    """A freshly fitted privatizer of the cell's configuration for the ``informed`` adversary
+    (which knows the mechanism and its parameters: the DP threat model); ``None`` on the
+    baseline. Its random stream is its own (seeded from the cell seed), never the one that
+    privatized the corpus."""
+    if cell.is_baseline:
+        return None
+    return inputs.privatizer(cell, seed=[cell.seed, 1])
+
+
+def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str, Any]:
+    """Every configured adversary on every private attribute; privacy = the strongest attack.
+
+    For each privacy task, each adversary of the cell (:func:`bench.attacks.adversary.
+    resolve_adversaries`: the grid's ``adversaries`` setting, default lexical + the cell's model
+    + informed) is trained on the privatized training split (dev split for model selection)
+    and scored on the privatized test split (Riecker 2023, Sec. 4.2). The task's headline
+    ``privacy`` is ``1 - max`` adversary macro-F1, with the winner in ``adversary`` and every
+    adversary's metrics in ``by_adversary`` (:func:`bench.attacks.adversary.headline`).
+    """
+    from bench.attacks.adversary import (
+        adversary_version,
+        attribute_adversary,
+        headline,
+        make_adversary,
+        resolve_adversaries,
+    )
+    from bench.metrics.classification import chance_level
+
+    Xtr, Xdev, Xte = splits
+    split = ds.splits
+    names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
+                                          cell.output)
+    if cell.has_rewriter:
+        from bench.rewriters.base import rewritten_adversaries
+
+        names, left_out = rewritten_adversaries(names, left_out)
+    privatizer = None
+    out: dict[str, Any] = {}
+    for task_name, ptask in ds.privacy_tasks.items():
+        n_cls = n_classes(ptask)
+        y_tr, y_te = ptask.labels[split["train"]], ptask.labels[split["test"]]
+        # one chance level per task, shared by its adversaries (labels and seed only; the
+        # multilabel simulation costs ~2 s at 2,000 test documents)
+        chance = chance_level(y_te, y_tr, n_classes=n_cls, seed=cell.seed)
+        by_adv: dict[str, dict] = {}
+        for name in names:
+            extra: dict[str, Any] = {}
+            if name == "informed":
+                if privatizer is None and not cell.is_baseline:
+                    privatizer = _attack_privatizer(cell)
+                extra = {"privatizer": privatizer,
+                         "attribute_words": (list(ptask.classes)
+                                             if ptask.kind == "multilabel" else None)}
+            adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
+                                 params=cell.model_kwargs() if name == cell.model else None,
+                                 **extra)
+            res = attribute_adversary(
+                adv, Xtr, y_tr, Xte, y_te, X_dev=Xdev, y_dev=ptask.labels[split["dev"]],
+                n_classes=n_cls, seed=cell.seed, chance=chance)
+            by_adv[name] = res.metrics | {"version": adversary_version(name)}
+        out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
+    return out

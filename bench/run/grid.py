@@ -1,0 +1,323 @@
+"""Running a grid: plan its cells into groups, run them on an executor, mirror them to MLflow.
+
+Result files are the source of truth (:mod:`bench.results`): a killed run loses at most the
+cells in flight, and the next run resumes. Cells are grouped by privatized corpus
+(:func:`plan`; one group runs in one worker: privatize once, train many), baselines first
+(their metrics feed the deltas). Executors: in-process (``jobs=1``), joblib processes
+(``jobs>1``), or a Dask cluster (``executor="dask"``: a scheduler address, or a local
+cluster on 127.0.0.1). Only the parent process talks to MLflow
+(:func:`bench.results.mirror.mirror_cell`).
+
+Example:
+    >>> from bench.run import run_grid
+    >>> summary = run_grid("experiments/smoke.yaml", results="results", jobs=1)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
+from bench.results import layout
+from bench.results.locks import CellLock
+from bench.results.mirror import mirror_cell
+from bench.results.record import read_metrics
+from bench.run import inputs
+from bench.run.cell import OVERWRITE, CellResult, run_group
+from bench.run.stages import SUMMARY_KEYS
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class RunSummary:
+    """Counts and per-cell outcomes of one ``bench run``."""
+
+    grid: str
+    results: list[CellResult]
+    skipped: list[tuple[str, str]]
+    seconds: float
+    stages: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """Lines about measurements that are not valid (e.g. privacy at chance on the baseline)."""
+
+    def count(self, status: str) -> int:
+        """Number of cells with this status."""
+        return sum(r.status == status for r in self.results)
+
+    def text(self) -> str:
+        """The summary printed after a run: counts, warnings, failures, skipped cells."""
+        lines = [f"grid {self.grid}: {len(self.results)} cells — {self.count('done')} run, "
+                 f"{self.count('cached')} already done, {self.count('failed')} failed, "
+                 f"{self.count('locked')} locked by another run; {len(self.skipped)} skipped "
+                 f"({self.seconds:.1f} s)"]
+        if self.stages:
+            total = max(self.seconds, 1e-9)
+            parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
+                              for k, v in self.stages.items())
+            lines.append(f"  time by stage: {parts}")
+        for w in self.warnings:
+            lines.append(f"  WARNING {w}")
+        for r in self.results:
+            if r.status == "failed":
+                lines.append(f"  FAILED {r.name}: {r.error}")
+        for name, reason in self.skipped:
+            lines.append(f"  skipped {name}: {reason}")
+        return "\n".join(lines) + "\n"
+
+
+def _dataset_hashes(grid: Grid) -> dict[str, str]:
+    out = {}
+    for cell in grid.cells:
+        key = canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])
+        if key not in out:
+            out[key] = inputs.dataset(cell).content_hash
+    return out
+
+
+def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
+    """Groups of (cell, dataset hash, baseline hash), baselines first, by privatized corpus."""
+    hashes = _dataset_hashes(grid)
+    groups: OrderedDict[str, list] = OrderedDict()
+    base_of: dict[tuple, str] = {}
+    cells = sorted(grid.cells, key=lambda c: not c.is_baseline)
+    for cell in cells:
+        dh = hashes[canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])]
+        ident = (cell.dataset, canonical_json(cell.dataset_kwargs()), cell.model,
+                 canonical_json(cell.model_kwargs()), cell.seed)
+        if cell.is_baseline:
+            base_of[ident] = cell_hash(cell, dh)
+        key = "baseline" if cell.is_baseline else privatization_hash(cell, dh)
+        groups.setdefault(key, []).append((cell, dh, base_of.get(ident)))
+    baseline = groups.pop("baseline", [])
+    return ([[b] for b in baseline]) + list(groups.values())
+
+
+def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
+    """Sum of the per-cell runtimes of the cells run in this invocation, by stage."""
+    keys = SUMMARY_KEYS
+    out = dict.fromkeys(keys, 0.0)
+    for r in outcomes:
+        rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
+        for k in keys:
+            out[k] += float(rt.get(k) or 0.0)
+    return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
+
+
+def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs: int = 1,
+             executor: str = "local", scheduler: str | None = None,
+             tracking_uri: str | None = None, mlflow: bool = True,
+             overwrite: str = "only-missing", fail_fast: bool = False,
+             progress: Callable[[CellResult], None] | None = None) -> RunSummary:
+    """Run every valid cell of a grid (see the module docstring); returns the summary.
+
+    Args:
+        grid_path: the grid YAML (or a :class:`~bench.grid.Grid` already loaded from it).
+        results: results folder (``cells/``, ``cache/``, ``mlflow.db``).
+        jobs: worker processes for the ``local`` executor (joblib; 1 = in-process).
+        executor: ``local`` or ``dask``.
+        scheduler: Dask scheduler address (``tcp://host:port``); None starts a LocalCluster on
+            127.0.0.1 with ``jobs`` workers.
+        tracking_uri: MLflow URI (default: ``MLFLOW_TRACKING_URI`` or SQLite in ``results``).
+        mlflow: mirror cells to MLflow.
+        overwrite: ``never``, ``only-missing`` or ``always`` (see :func:`run_cell`).
+        fail_fast: stop at the first failed cell.
+        progress: called with each cell's outcome.
+    """
+    if overwrite not in OVERWRITE:
+        raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
+    if executor not in ("local", "dask"):
+        raise ValueError(f"executor must be 'local' or 'dask', got {executor!r}")
+    t0 = time.perf_counter()
+    grid = grid_path if isinstance(grid_path, Grid) else load_grid(grid_path)
+    grid_path = grid.path if isinstance(grid_path, Grid) else grid_path
+    results = Path(results)
+    groups = plan(grid)
+    tracker = None
+    log_s = 0.0
+    if mlflow:
+        tracker, log_s = _open_tracker(results, grid, grid_path, tracking_uri, overwrite)
+    collector = _Collector(tracker, results, progress, fail_fast, log_s)
+    # baselines first (their metrics feed the deltas), then the privatized groups
+    n_base = sum(1 for g in groups if g[0][0].is_baseline)
+    warnings_: list[str] = []
+    try:
+        for i_phase, phase in enumerate((groups[:n_base], groups[n_base:])):
+            if i_phase == 1:
+                warnings_ = baseline_warnings(results, groups[:n_base])
+                for w in warnings_:
+                    logger.warning("%s", w)
+            if not phase or collector.stop:
+                continue
+            _run_phase(phase, collector, results, executor=executor, jobs=jobs,
+                       scheduler=scheduler, overwrite=overwrite, fail_fast=fail_fast)
+    finally:
+        collector.finish(t0)
+    skipped = [(c.name, reason) for c, reason in grid.skipped]
+    stages = _stage_times(results, collector.outcomes)
+    if mlflow:
+        stages["mlflow"] = collector.log_s
+    return RunSummary(grid.name, collector.outcomes, skipped, time.perf_counter() - t0, stages,
+                      warnings_)
+
+
+def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,
+                  overwrite: str) -> tuple[Any, float]:
+    """This run's MLflow tracker (None when the store cannot be used: the run goes on without
+    it) and the seconds opening it took."""
+    from bench.results.mirror import Tracker, default_uri
+
+    tracker = None
+    t = time.perf_counter()
+    uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
+    # one runner at a time opens the store: two creating the same SQLite file at once run
+    # its schema migration twice, and the second fails ("duplicate column name")
+    store_lock = CellLock(layout.lock_file(results, "mlflow-store"))
+    for _ in range(1200):  # 60 s; then go ahead unlocked
+        if store_lock.acquire():
+            break
+        time.sleep(0.05)
+    try:
+        tracker = Tracker(uri, grid.name, results,
+                          params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
+                                  "n_skipped": len(grid.skipped), "overwrite": overwrite})
+    except Exception as e:  # e.g. a store a killed run left half-created: run without it
+        logger.warning("MLflow store %s cannot be used (%s: %s); the run goes on without "
+                       "it: the files under %s/cells are the results (`bench verify "
+                       "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
+                       type(e).__name__, str(e).splitlines()[0] if str(e) else "",
+                       results, results)
+    finally:
+        store_lock.release()
+    return tracker, time.perf_counter() - t
+
+
+class _Collector:
+    """Takes the cells' outcomes batch by batch: mirrors each to MLflow (and drops the tracker
+    once MLflow fails), reports progress, and sets ``stop`` at a failure under ``fail_fast``."""
+
+    def __init__(self, tracker: Any, results: Path,
+                 progress: Callable[[CellResult], None] | None, fail_fast: bool,
+                 log_s: float) -> None:
+        self.tracker = tracker
+        self.results = results
+        self.progress = progress
+        self.fail_fast = fail_fast
+        self.log_s = log_s  # seconds spent on MLflow
+        self.outcomes: list[CellResult] = []
+        self.stop = False
+
+    def collect(self, batch: list[CellResult]) -> None:
+        for r in batch:
+            self.outcomes.append(r)
+            if self.tracker is not None and r.status in ("done", "cached"):
+                t = time.perf_counter()
+                try:
+                    mirror_cell(self.tracker, self.results, r.hash, r.status == "cached",
+                                r.spec, r.metrics)
+                except Exception as e:  # MLflow is a mirror: losing it never loses a cell
+                    _lost_mlflow(e, self.results, self.tracker)
+                    self.tracker = None
+                self.log_s += time.perf_counter() - t
+            if self.progress:
+                self.progress(r)
+            if self.fail_fast and r.status == "failed":
+                self.stop = True
+
+    def finish(self, t0: float) -> None:
+        """Close the MLflow parent run with the counts by status (``t0``: when the run
+        began)."""
+        counts: dict[str, int] = {}
+        for r in self.outcomes:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        if self.tracker is not None:
+            t = time.perf_counter()
+            try:
+                self.tracker.finish(counts, time.perf_counter() - t0)
+            except Exception as e:
+                _lost_mlflow(e, self.results, self.tracker)
+            self.log_s += time.perf_counter() - t
+
+
+def _run_phase(phase: list, collector: _Collector, results: Path, *, executor: str, jobs: int,
+               scheduler: str | None, overwrite: str, fail_fast: bool) -> None:
+    """Run one phase's groups on the executor, handing each batch of outcomes to
+    ``collector`` (Dask and in-process runs stop early once it says stop)."""
+    if executor == "dask":
+        for batch in _run_dask(phase, str(results), overwrite, fail_fast, scheduler,
+                               max(jobs, 1)):
+            collector.collect(batch)
+            if collector.stop:
+                break
+    elif jobs > 1:
+        from joblib import Parallel, delayed
+
+        for batch in Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(run_group)(g, str(results), overwrite, fail_fast)
+                for g in phase):
+            collector.collect(batch)
+    else:
+        for g in phase:
+            collector.collect(run_group(g, str(results), overwrite, fail_fast))
+            if collector.stop:
+                break
+
+
+def _lost_mlflow(e: Exception, results: Path, tracker: Any) -> None:
+    """Say once that MLflow is gone and close this process' parent run as far as it can."""
+    logger.warning("MLflow stopped answering (%s: %s); the run goes on without it: the files "
+                   "under %s/cells are the results, and `bench mlflow-sync --results %s` "
+                   "mirrors them later, each cell once", type(e).__name__,
+                   str(e).splitlines()[0] if str(e) else "", results, results)
+    try:
+        tracker.mlflow.end_run(status="FAILED")
+    except Exception:  # the server is gone; the parent run stays open there
+        logger.debug("could not close the MLflow parent run", exc_info=True)
+
+
+def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:
+    """One line per dataset × privacy task whose baseline attack is at chance (no valid
+    privacy measurement; the cells keep their numbers and say so)."""
+    seen: dict[tuple[str, str], str] = {}
+    for group in baseline_groups:
+        cell, dh, _ = group[0]
+        try:
+            m = read_metrics(results, cell_hash(cell, dh))
+        except (OSError, ValueError):
+            continue
+        ds = cell.name.split(":", 1)[0]
+        for task, p in m.get("privacy", {}).items():
+            if p.get("privacy_valid") is False and (ds, task) not in seen:
+                seen[(ds, task)] = (f"no valid privacy measurement for {ds} / {task} (model "
+                                    f"{cell.model}): {p.get('privacy_invalid_reason')}")
+    return list(seen.values())
+
+
+def _run_dask(groups: list, results: str, overwrite: str, fail_fast: bool,
+              address: str | None, n_workers: int):
+    """Submit groups to a Dask cluster (a LocalCluster on 127.0.0.1 when no address)."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
+                               dashboard_address="127.0.0.1:0", processes=True)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = [client.submit(run_group, g, results, overwrite, fail_fast, pure=False)
+                   for g in groups]
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
