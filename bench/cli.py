@@ -261,11 +261,11 @@ def cmd_perf(args) -> str:
         raise UsageError(f"--tokens must be >= 1 (tokens privatized per mechanism), got "
                          f"{args.tokens}")
     if args.peers:
-        from bench.peers import run_peers
+        from bench.tools.peers import run_peers
 
         return run_peers(vocab_size=args.vocab_size, n_tokens=args.tokens,
                          peers_path=args.peers_path, mechanisms=args.mechanism or None)
-    from bench.perf import run_perf
+    from bench.tools.perf import run_perf
 
     return run_perf(vocab_size=args.vocab_size, n_tokens=args.tokens,
                     mechanisms=args.mechanism or None)
@@ -496,8 +496,8 @@ class RunFailed(Exception):
 
 
 def cmd_demo(args) -> str:
-    """``bench demo``: the output of :func:`bench.perf.run_demo`."""
-    from bench.perf import run_demo
+    """``bench demo``: the output of :func:`bench.tools.perf.run_demo`."""
+    from bench.tools.perf import run_demo
 
     return run_demo()
 
