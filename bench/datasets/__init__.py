@@ -17,7 +17,7 @@ Example:
     ('iraq', 'china', 'united states', 'bush', 'british')
     >>> folder = prepare("bbc", "cache/datasets", max_tokens=500)
 
-CLI entry points (wired in ``bench/cli.py``): :func:`cli_ls` for ``bench ls datasets
+CLI entry points (wired in ``bench/cli/``): :func:`cli_ls` for ``bench ls datasets
 [--details]`` and :func:`cli_prepare` for ``bench data prepare NAME``.
 """
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from bench.datasets.base import Task
+    from bench.datasets.records import Task
 
 # Riecker 2023, Sec. 4.1: "iraq, china, united states, bush, and british" (AG News)
 THESIS_ENTITIES = ("iraq", "china", "united states", "bush", "british")

@@ -14,7 +14,7 @@ import numpy as np
 from bench.datasets.errors import DatasetConfigError
 
 if TYPE_CHECKING:
-    from bench.datasets.base import Task
+    from bench.datasets.records import Task
 
 logger = logging.getLogger(__name__)
 

@@ -406,7 +406,7 @@ def test_row_limit_and_show_all(small_board, tmp_path, dump_dom, monkeypatch) ->
 def test_perf_benchmark_is_registered_and_skips_without_chromium(monkeypatch) -> None:
     import shutil
 
-    from bench import perf
+    from bench.tools import perf
 
     assert perf.BENCHMARKS["leaderboard_page"] is perf.run_leaderboard_page
     monkeypatch.setattr(shutil, "which", lambda name: None)

@@ -157,8 +157,8 @@ def run_peers(vocab_size: int = 50_000, n_tokens: int = 20_000, eps: tuple = (1,
             ``sys.path``.
         mechanisms: restrict to these of our mechanism names.
     """
-    from bench.perf import corpus_tokens
     from bench.privatize import Privatizer
+    from bench.tools.perf import corpus_tokens
 
     emb = load_embedding("glove-6b-50d", vocab_size)
     toks = [t for d in corpus_tokens(3 * n_tokens) for t in d if t in emb.word_to_id][:n_tokens]

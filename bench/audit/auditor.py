@@ -1,32 +1,6 @@
-"""Empirical privacy audit (``bench audit``): a statistical lower bound on a configuration's
-privacy loss, compared with the guarantee it claims.
-
-For word pairs (w, w′) of the public vocabulary (nearest, random, far and frequent pairs) the
-mechanism runs many times on each word (vectorised). Every check compares the probabilities of
-an *event* S of the output under the two inputs: a Clopper–Pearson lower bound on P(M(w) ∈ S)
-and an upper bound on P(M(w′) ∈ S) give a lower confidence bound on the privacy loss
-ln(P/P′), which must not exceed the claim — ε·d(w, w′)·multiplier for metric DP (or the
-tighter claim in the space the mechanism runs in, see :func:`pair_claim`), ε for pure DP, ε with
-δ subtracted from P for (ε, δ)-DP. Any event is allowed (post-processing), so:
-
-- discrete outputs (selection mechanisms; additive mechanisms after their nearest mapping): the
-  single output words and the union of the high-ratio words;
-- vector outputs (additive mechanisms before the mapping): tails of two statistics, the
-  projection (z − x)·v onto v = (x′ − x)/‖x′ − x‖ and the distance difference
-  ‖z − x′‖ − ‖z − x‖ (the likelihood-ratio statistic of isotropic metric mechanisms);
-- independence per occurrence: the joint output of the two-token call [w, w] vs [w, w′]
-  (composition bounds it by the single-token claim); one noise vector shared across tokens
-  makes the difference of the two outputs deterministic and is caught;
-- OOV: a made-up token is privatized through the Privatizer; coming back unchanged is an event
-  that no vocabulary word's input can produce.
-
-Events are *chosen* on one half of the draws and *tested* on the other half, and every test runs
-at level α/M (Bonferroni over all M events of all checks, α = 1 − confidence), so the whole
-report's chance of a false VIOLATION is ≤ α. An audit can only find violations, never prove a
-guarantee: PASS means "no evidence against the claim at this sample size".
-
-Status files (for the leaderboard): :func:`write_audit_status` writes
-``results/audit/<key>.json`` (format in :func:`audit_status` and ``docs/audit.md``).
+"""The auditor: word pairs and the privacy loss each may show (:func:`pair_claim`), the
+checks that run the mechanism on them, and :func:`run_audit` / :func:`cli_audit` (``bench
+audit``). The method is in :mod:`bench.audit`'s docstring and docs/audit.md.
 
 Example:
     >>> report = run_audit("mvl", 1.0, vocab_size=2000, pairs=2, draws=20_000)
@@ -35,170 +9,23 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
-import re
-import tempfile
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from bench.audit.events import Candidate, cp_lower, cp_upper, discrete_events, tail_events
+from bench.audit.records import AuditReport, AuditRow, write_audit_status
 from bench.embeddings import Embedding, load_embedding
 from bench.privatize import Privatizer
 
 logger = logging.getLogger(__name__)
 
-AUDIT_FORMAT = "bench-audit/1"
 OOV_PROBE = "zzqx-audit-oov-token"
-N_QUANTILES = (0.001, 0.005, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98, 0.995, 0.999)
-EVENTS_PER_DIRECTION = 4
 MAPPED_DRAWS = 40_000  # draws per input of the words check after an additive mechanism's mapping
 
-
-# ----------------------------------------------------------------------------- statistics
-
-def cp_lower(k: np.ndarray, n: int, a: float) -> np.ndarray:
-    """One-sided Clopper–Pearson lower bound on a binomial p at level ``a`` (0 for k = 0)."""
-    k = np.asarray(k, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        out = stats.beta.ppf(a, k, n - k + 1)
-    return np.where(k > 0, out, 0.0)
-
-
-def cp_upper(k: np.ndarray, n: int, a: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bound on a binomial p at level ``a`` (1 for k = n)."""
-    k = np.asarray(k, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        out = stats.beta.ppf(1.0 - a, k + 1, n - k)
-    return np.where(k < n, out, 1.0)
-
-
-# --------------------------------------------------------------------------------- records
-
-@dataclass
-class AuditRow:
-    """One check of one word pair (the best event found for it)."""
-
-    check: str
-    """``words`` (discrete outputs), ``vectors`` (before mapping), ``joint`` (two tokens in one
-    call) or ``oov`` (out-of-vocabulary pass-through)."""
-    kind: str
-    """Pair category: nearest, random, far, frequent (or oov)."""
-    pair: tuple[str, str]
-    """The two input words (w, w′)."""
-    distance: float
-    """Euclidean distance of the pair in the original embedding space."""
-    claimed: float
-    """The claimed bound on ln(P/P′) for this pair (``inf`` when the claim does not cover it)."""
-    lower_bound: float
-    """Largest lower confidence bound on ln(P(M(w)∈S)/P(M(w′)∈S)) over the tested events."""
-    status: str
-    """``PASS`` or ``VIOLATION``."""
-    evidence: str
-    """The event with the largest lower bound and its counts."""
-    n_events: int = 0
-    """Events tested for this row (part of the Bonferroni count)."""
-
-    @property
-    def excess(self) -> float:
-        """lower_bound − claimed (> 0 is a violation)."""
-        return self.lower_bound - self.claimed
-
-
-@dataclass
-class AuditReport:
-    """The result of :func:`run_audit`."""
-
-    mechanism: str
-    epsilon: float
-    params: dict
-    sensitivity: str
-    guarantee: str
-    vocab_size: int
-    draws: int
-    confidence: float
-    n_tests: int
-    rows: list[AuditRow] = field(default_factory=list)
-    seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def violations(self) -> list[AuditRow]:
-        """The rows whose lower bound exceeds the claim."""
-        return [r for r in self.rows if r.status == "VIOLATION"]
-
-    @property
-    def passed(self) -> bool:
-        """No violation at the report's confidence."""
-        return not self.violations
-
-    @property
-    def key(self) -> str:
-        """File-name-safe configuration key (see :func:`audit_key`)."""
-        return audit_key(self.mechanism, self.epsilon, self.params, self.sensitivity)
-
-    def max_excess(self) -> float:
-        """Largest lower_bound − claimed over all rows (−inf without rows)."""
-        finite = [r.excess for r in self.rows if math.isfinite(r.claimed)]
-        return max(finite) if finite else -math.inf
-
-    def table(self) -> str:
-        """The human-readable report."""
-        head = [
-            f"bench audit: {self.mechanism} eps={self.epsilon:g} params={self.params or {}} "
-            f"sensitivity={self.sensitivity}",
-            f"claimed: {self.guarantee}",
-            f"vocabulary: glove-6b-50d first {self.vocab_size:,} words; draws per input: "
-            f"{self.draws:,} (half choose events, half test them); confidence "
-            f"{self.confidence:g}, Bonferroni over {self.n_tests} events",
-        ]
-        rows = [("check", "pair", "words", "d", "claimed", "emp. lower", "status", "evidence")]
-        for r in self.rows:
-            rows.append((r.check, r.kind, f"{r.pair[0]}/{r.pair[1]}", f"{r.distance:.3f}",
-                         _fmt(r.claimed), _fmt(r.lower_bound), r.status, r.evidence))
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        body = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-        verdict = (f"VIOLATION: {len(self.violations)} of {len(self.rows)} checks exceed the claim"
-                   if self.violations else
-                   f"PASS: no check exceeds the claim (largest lower bound − claim: "
-                   f"{_fmt(self.max_excess())})")
-        return "\n".join(head + [""] + body + [""] + self.notes + [verdict, ""])
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable report (no text of any private corpus: vocabulary words only)."""
-        out = asdict(self)
-        out["rows"] = [{**asdict(r), "excess": r.excess} for r in self.rows]
-        return _jsonable(out)
-
-
-def _fmt(x: float) -> str:
-    if x == math.inf:
-        return "inf"
-    if x == -math.inf:
-        return "-inf"
-    return f"{x:.3f}"
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
-
-
-# --------------------------------------------------------------------------- claims, pairs
 
 def pair_claim(privatizer: Privatizer, a: int, b: int) -> tuple[float, float]:
     """(claimed bound on the privacy loss for inputs a vs b, δ that goes with it).
@@ -268,72 +95,6 @@ def choose_pairs(privatizer: Privatizer, n_per_kind: int, rng: np.random.Generat
             out.append((kind, a, b))
     return out
 
-
-# -------------------------------------------------------------------------------- events
-
-@dataclass
-class _Candidate:
-    row: int
-    name: str
-    forward: bool  # True: test P(M(a) ∈ S) / P(M(b) ∈ S); False: the reverse
-    in_a: np.ndarray  # membership of the test-half outputs of a in S
-    in_b: np.ndarray
-    b_impossible: bool = False  # P(M(b) ∈ S) = 0 by construction (not estimated)
-
-
-def _discrete_events(ya_sel, yb_sel, ya_test, yb_test, claim, row, label) -> list[_Candidate]:
-    """Singletons and the high-ratio union, chosen on the selection half."""
-    vals, inv = np.unique(np.concatenate([ya_sel, yb_sel]), return_inverse=True)
-    ca = np.bincount(inv[: len(ya_sel)], minlength=len(vals))
-    cb = np.bincount(inv[len(ya_sel):], minlength=len(vals))
-    out = []
-    for forward in (True, False):
-        num, den = (ca, cb) if forward else (cb, ca)
-        score = np.log((num + 0.5) / (den + 0.5))
-        order = np.argsort(-score, kind="stable")
-        chosen = [o for o in order[:EVENTS_PER_DIRECTION] if num[o] > 0]
-        for o in chosen:
-            v = vals[o]
-            out.append(_Candidate(row, f"{label}={v}", forward, ya_test == v, yb_test == v))
-        union = vals[(score > min(claim, 50.0)) & (num > 0)] if math.isfinite(claim) else vals[
-            num > den]
-        if len(union) > 1:
-            out.append(_Candidate(row, f"{label} in {len(union)} high-ratio outputs", forward,
-                                  np.isin(ya_test, union), np.isin(yb_test, union)))
-    return out
-
-
-def _tail_events(ta_sel, tb_sel, ta_test, tb_test, row, label) -> list[_Candidate]:
-    """Tails {t ≤ q} and {t > q} at pooled quantiles q of the selection half.
-
-    Statistics are rounded to 1e−9 first: the audit tests the mechanism's distribution, not
-    float64 rounding artefacts. (Those do leak — Mironov 2012: unrounded, the event
-    ``|z − x′| − |z − x| > d`` exactly at the extreme d separates two inputs of a correct 1-D
-    Laplace mechanism through the last bits; see docs/audit.md.)
-    """
-    ta_sel, tb_sel, ta_test, tb_test = (np.round(t * 1e9) / 1e9
-                                        for t in (ta_sel, tb_sel, ta_test, tb_test))
-    qs = np.quantile(np.concatenate([ta_sel, tb_sel]), N_QUANTILES)
-    events = []
-    for q in np.unique(qs):
-        for side in ("<=", ">"):
-            sa = ta_sel <= q if side == "<=" else ta_sel > q
-            sb = tb_sel <= q if side == "<=" else tb_sel > q
-            events.append((f"{label}{side}{q:.3g}", q, side, int(sa.sum()), int(sb.sum())))
-    out = []
-    for forward in (True, False):
-        scored = sorted(events, key=lambda e: -math.log(((e[3] if forward else e[4]) + 0.5)
-                                                        / ((e[4] if forward else e[3]) + 0.5)))
-        for name, q, side, na, nb in scored[:EVENTS_PER_DIRECTION]:
-            if (na if forward else nb) == 0:
-                continue
-            ia = ta_test <= q if side == "<=" else ta_test > q
-            ib = tb_test <= q if side == "<=" else tb_test > q
-            out.append(_Candidate(row, name, forward, ia, ib))
-    return out
-
-
-# ---------------------------------------------------------------------------------- audit
 
 def _privatizer(mechanism, epsilon, params, sensitivity, sensitivity_params, vocab_size,
                 embedding, seed, oov) -> Privatizer:
@@ -430,10 +191,10 @@ class _Rows:
         return len(self.rows) - 1
 
 
-def _pair_events(p: Privatizer, chosen, checks, half: int, table: _Rows) -> list[_Candidate]:
+def _pair_events(p: Privatizer, chosen, checks, half: int, table: _Rows) -> list[Candidate]:
     """The "words" and "vectors" checks of every chosen pair with a finite claim."""
     mech = p.mechanism
-    cands: list[_Candidate] = []
+    cands: list[Candidate] = []
     for kind, a, b in chosen:
         claim, delta = pair_claim(p, a, b)
         if not math.isfinite(claim):
@@ -445,14 +206,14 @@ def _pair_events(p: Privatizer, chosen, checks, half: int, table: _Rows) -> list
             yb, _ = p.privatize_ids(np.full(2 * hw, b))
             if ya is not None:
                 r = table.add("words", kind, a, b, claim, delta)
-                cands += _discrete_events(ya[:hw], yb[:hw], ya[hw:], yb[hw:], claim, r, "y")
+                cands += discrete_events(ya[:hw], yb[:hw], ya[hw:], yb[hw:], claim, r, "y")
         if "vectors" in checks and mech.kind == "additive":
             cands += _vector_events(p, kind, a, b, claim, delta, half, table)
     return cands
 
 
 def _vector_events(p: Privatizer, kind, a: int, b: int, claim: float, delta: float, half: int,
-                   table: _Rows) -> list[_Candidate]:
+                   table: _Rows) -> list[Candidate]:
     """Tail events of the projection onto x′ − x and of the distance difference, on the
     additive mechanism's output vectors (before the mapping)."""
     mech = p.mechanism
@@ -460,20 +221,20 @@ def _vector_events(p: Privatizer, kind, a: int, b: int, claim: float, delta: flo
     xa, xb = mech.prepare(mech.inputs[[a]])[0], mech.prepare(mech.inputs[[b]])[0]
     v = (xb - xa) / max(np.linalg.norm(xb - xa), 1e-300)
     r = table.add("vectors", kind, a, b, claim, delta)
-    cands: list[_Candidate] = []
+    cands: list[Candidate] = []
     for label, f in (("proj", lambda z: (z - xa) @ v),
                      ("ddist", lambda z: np.linalg.norm(z - xb, axis=1)
                       - np.linalg.norm(z - xa, axis=1))):
         ta, tb = f(za), f(zb)
-        cands += _tail_events(ta[:half], tb[:half], ta[half:], tb[half:], r, label)
+        cands += tail_events(ta[:half], tb[:half], ta[half:], tb[half:], r, label)
     return cands
 
 
-def _joint_events(p: Privatizer, chosen, joint_calls: int, table: _Rows) -> list[_Candidate]:
+def _joint_events(p: Privatizer, chosen, joint_calls: int, table: _Rows) -> list[Candidate]:
     """The independence check on the first nearest pair (or the first pair): two-token calls
     [w, w] vs [w, w′]."""
     mech = p.mechanism
-    cands: list[_Candidate] = []
+    cands: list[Candidate] = []
     near = [(k, a, b) for k, a, b in chosen if k == "nearest"] or chosen[:1]
     for kind, a, b in near[:1]:
         claim, delta = pair_claim(p, a, b)  # composition: d(w, w) + d(w, w′) = d(w, w′)
@@ -485,13 +246,13 @@ def _joint_events(p: Privatizer, chosen, joint_calls: int, table: _Rows) -> list
         ja, jb = _joint_outputs(p, a, a, n_calls, v), _joint_outputs(p, a, b, n_calls, v)
         h = n_calls // 2
         if ja.dtype.kind == "f":
-            cands += _tail_events(ja[:h], jb[:h], ja[h:], jb[h:], r, "diff")
+            cands += tail_events(ja[:h], jb[:h], ja[h:], jb[h:], r, "diff")
         else:
-            cands += _discrete_events(ja[:h], jb[:h], ja[h:], jb[h:], claim, r, "pair")
+            cands += discrete_events(ja[:h], jb[:h], ja[h:], jb[h:], claim, r, "pair")
     return cands
 
 
-def _test_events(cands: list[_Candidate], table: _Rows, confidence: float) -> int:
+def _test_events(cands: list[Candidate], table: _Rows, confidence: float) -> int:
     """Test every event on its test half at level α/M (Bonferroni over all M events); each
     row keeps its largest lower bound and its evidence, then gets its status. Returns M."""
     rows, deltas = table.rows, table.deltas
@@ -563,7 +324,7 @@ def _joint_outputs(p: Privatizer, a: int, b: int, n_calls: int, v: np.ndarray) -
     return out
 
 
-def _oov_check(p: Privatizer, half: int, add_row) -> list[_Candidate]:
+def _oov_check(p: Privatizer, half: int, add_row) -> list[Candidate]:
     """An OOV token must never come back: compare it with the vocabulary word nearest <unk>."""
     emb = p.embedding
     unk = emb.input_vectors()[emb.size]
@@ -577,67 +338,8 @@ def _oov_check(p: Privatizer, half: int, add_row) -> list[_Candidate]:
     w_rows = np.array([t == OOV_PROBE for t in out_w])
     # a vocabulary word's input only ever produces vocabulary words (output ids index W), so
     # P(M(w) = the OOV token) = 0 exactly: one pass-through is an unbounded privacy loss
-    return [_Candidate(r, f"output == {OOV_PROBE!r}", True, p_rows[n:], w_rows[n:],
+    return [Candidate(r, f"output == {OOV_PROBE!r}", True, p_rows[n:], w_rows[n:],
                        b_impossible=OOV_PROBE not in emb.word_to_id)]
-
-
-# --------------------------------------------------------------------------- status files
-
-def audit_key(mechanism: str, epsilon: float, params: dict | None, sensitivity: str) -> str:
-    """File-name-safe key of a configuration: ``mvl__eps=1__sens=none`` (+ ``__k=v`` params)."""
-    parts = [mechanism, f"eps={epsilon:g}", f"sens={sensitivity}"]
-    parts += [f"{k}={v}" for k, v in sorted((params or {}).items())]
-    return re.sub(r"[^A-Za-z0-9_.=+-]", "_", "__".join(parts))
-
-
-def audit_status(report: AuditReport) -> dict[str, Any]:
-    """The status record the leaderboard shows (the JSON of ``results/audit/<key>.json``).
-
-    Fields: ``format`` ("bench-audit/1"), ``key``, ``mechanism``, ``epsilon``, ``params``,
-    ``sensitivity``, ``status`` ("PASS" or "VIOLATION"), ``claimed`` (guarantee text),
-    ``confidence``, ``draws``, ``pairs_tested`` (word pairs, the OOV probe not counted),
-    ``n_tests``, ``max_excess`` (largest empirical lower bound minus claim; > 0 only for a
-    violation), ``violations`` (the violating rows),
-    ``rows`` (every row), ``seconds``, ``created`` (UTC ISO time).
-    """
-    return _jsonable({
-        "format": AUDIT_FORMAT, "key": report.key, "mechanism": report.mechanism,
-        "epsilon": report.epsilon, "params": report.params, "sensitivity": report.sensitivity,
-        "status": "PASS" if report.passed else "VIOLATION", "claimed": report.guarantee,
-        "confidence": report.confidence, "draws": report.draws,
-        "pairs_tested": len({(r.kind, r.pair) for r in report.rows if r.check != "oov"}),
-        "n_tests": report.n_tests, "max_excess": report.max_excess(),
-        "violations": [{**asdict(r), "excess": r.excess} for r in report.violations],
-        "rows": [{**asdict(r), "excess": r.excess} for r in report.rows],
-        "seconds": report.seconds, "notes": report.notes,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    })
-
-
-def write_audit_status(report: AuditReport, results_dir: str | Path = "results/audit") -> Path:
-    """Write :func:`audit_status` atomically to ``<results_dir>/<key>.json``; returns the path."""
-    d = Path(results_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{report.key}.json"
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(audit_status(report), f, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def read_audit_status(results_dir: str | Path = "results/audit") -> dict[str, dict]:
-    """All status records under ``results_dir``, by key (for the leaderboard)."""
-    out = {}
-    for path in sorted(Path(results_dir).glob("*.json")):
-        rec = json.loads(path.read_text())
-        if rec.get("format") == AUDIT_FORMAT:
-            out[rec["key"]] = rec
-    return out
 
 
 def cli_audit(

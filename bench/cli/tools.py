@@ -1,0 +1,54 @@
+"""The commands of the maintainer tools (:mod:`bench.tools`): ``bench perf`` (tokens/s per
+mechanism, ``--peers`` against other packages) and ``bench demo`` (BBC News through every
+mechanism). The tools are imported only when one of these commands runs.
+
+Example:
+    $ bench perf --tokens 20000
+    $ bench demo
+"""
+
+from __future__ import annotations
+
+from bench.cli.common import UsageError
+
+
+def cmd_perf(args) -> str:
+    """``bench perf``: the throughput table (``--peers``: the comparison with peers)."""
+    if args.tokens < 1:
+        raise UsageError(f"--tokens must be >= 1 (tokens privatized per mechanism), got "
+                         f"{args.tokens}")
+    if args.peers:
+        from bench.tools.peers import run_peers
+
+        return run_peers(vocab_size=args.vocab_size, n_tokens=args.tokens,
+                         peers_path=args.peers_path, mechanisms=args.mechanism or None)
+    from bench.tools.perf import run_perf
+
+    return run_perf(vocab_size=args.vocab_size, n_tokens=args.tokens,
+                    mechanisms=args.mechanism or None)
+
+
+def cmd_demo(args) -> str:
+    """``bench demo``: the output of :func:`bench.tools.perf.run_demo`."""
+    from bench.tools.perf import run_demo
+
+    return run_demo()
+
+
+def add_perf_parser(sub) -> None:
+    """``bench perf``: tokens/s per mechanism, optionally against the peers."""
+    pf = sub.add_parser("perf", help="benchmark: tokens/s per mechanism (not a test)")
+    pf.add_argument("--vocab-size", type=int, default=50_000)
+    pf.add_argument("--tokens", type=int, default=20_000)
+    pf.add_argument("-m", "--mechanism", action="append")
+    pf.add_argument("--peers", action="store_true",
+                    help="also run mldp-text and pypantera (optional extras) and compare")
+    pf.add_argument("--peers-path", default=None,
+                    help="folder the peers were pip-installed into with --target")
+    pf.set_defaults(func=cmd_perf)
+
+
+def add_demo_parser(sub) -> None:
+    """``bench demo``: privatize BBC News with every mechanism."""
+    de = sub.add_parser("demo", help="privatize BBC News with every mechanism (the main job)")
+    de.set_defaults(func=cmd_demo)
