@@ -317,7 +317,9 @@ class InformedAdversary(Model):
     name = "informed"
     version = "1"
     accepts = frozenset({"text"})
-    needs_privatizer = True
+    # what the runner hands the constructor besides seed and n_classes (bench.attacks.adversary.
+    # ADVERSARY_NEEDS): the cell's mechanism, and the attribute's words
+    needs = frozenset({"privatizer", "attribute_words"})
 
     def __init__(self, *, privatizer: Any = None, attribute_words: Sequence[str] | None = None,
                  n_classes: int | None = None, seed: int = 0, prior: str = "zipf",
