@@ -6,7 +6,9 @@ transformed space (after the sensitivity approach) so statistics are computed on
 
 - additive mechanisms (``kind = "additive"``): ``perturb(ids) -> vectors``, one independent
   noise draw per token occurrence;
-- selection mechanisms (``kind = "selection"``): ``sample(ids) -> ids`` of output words.
+- selection mechanisms (``kind = "selection"``): ``sample(ids) -> ids`` of output words, and
+  optionally ``channel(words)``, their exact output distribution (the informed adversary
+  inverts it instead of sampling; :mod:`bench.mechanisms.channels`).
 
 Input ids index ``input_vectors`` (the vocabulary rows, plus extra input-only rows such as
 ``<unk>``); output ids index the vocabulary.
