@@ -93,7 +93,7 @@ def test_validate_and_run_a_grid_with_the_plugin_mechanism(installed, tmp_path):
     assert r.returncode == 0, r.stderr
     (cell,) = (results / "cells").iterdir()
     spec = json.loads((cell / "spec.json").read_text())
-    assert spec["mechanism"] == {"name": "rrn", "params": {"k": 3}, "version": "1"}
+    assert spec["mechanism"] == {"name": "rrn", "params": {"k": 3}, "version": "2"}
     metrics = json.loads((cell / "metrics.json").read_text())
     assert metrics["guarantee"]["kind"] == "pure" and metrics["guarantee"]["proven"] is False
     # without the plugin the same grid is refused with the usual message
@@ -130,6 +130,9 @@ def test_the_plugin_own_tests_and_the_registry_wide_tests_pass(installed):
     assert r.returncode == 0, r.stdout[-3000:]
     assert "test_registered_with_metadata_and_citation[rrn] PASSED" in r.stdout
     assert "test_rrn.py::test_sampled_distribution_matches_the_exact_one PASSED" in r.stdout
+    # its exact channel, which the informed adversary inverts instead of sampling
+    assert ("test_rrn.py::test_exact_channel_is_the_distribution_and_informed_uses_it PASSED"
+            in r.stdout)
 
 
 # ----------------------------------------------------------------- broken and colliding plugins

@@ -153,9 +153,36 @@ ADVERSARY_INFO: dict[str, str] = {
 }
 
 
+ADVERSARY_NEEDS: dict[str, str] = {
+    "privatizer": "a freshly fitted Privatizer of the cell's configuration, with its own random "
+                  "stream (None on the unprivatized baseline): the DP threat model's knowledge "
+                  "of the mechanism",
+    "attribute_words": "the private attribute's label names, one per label of a multilabel "
+                       "attribute (e.g. entity names; None for other attributes)",
+}
+"""What an adversary class may declare in ``needs`` (a frozenset of these keys): the runner
+passes each declared one to its constructor as a keyword argument, and nothing else. What input
+it reads (``text``, ``vectors``) it declares in ``accepts``."""
+
+
 def adversary_accepts(name: str) -> frozenset[str]:
     """Input kinds (``text``, ``vectors``) the adversary ``name`` can attack."""
     return ADVERSARIES.get(name).accepts
+
+
+def adversary_needs(name: str) -> frozenset[str]:
+    """What the adversary ``name`` needs besides its input (keys of :data:`ADVERSARY_NEEDS`),
+    as its class declares in ``needs`` (none by default).
+
+    Raises:
+        ValueError: it declares something no runner provides.
+    """
+    needs = frozenset(getattr(ADVERSARIES.get(name), "needs", ()))
+    unknown = sorted(needs - set(ADVERSARY_NEEDS))
+    if unknown:
+        raise ValueError(f"adversary {name!r} needs {unknown}, which the runner does not "
+                         f"provide (it provides {sorted(ADVERSARY_NEEDS)})")
+    return needs
 
 
 def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str
@@ -200,22 +227,28 @@ def adversary_version(name: str) -> str:
 
 
 def make_adversary(name: str, *, seed: int, n_classes: int | None = None,
-                   params: dict[str, Any] | None = None, privatizer: Any = None,
-                   attribute_words: Sequence[str] | None = None) -> Model:
+                   params: dict[str, Any] | None = None, **provided: Any) -> Model:
     """Construct the adversary ``name``.
 
     Model-based adversaries get ``params`` (the cell's model hyperparameters when the adversary
-    is the cell's model); ``informed`` also gets the fitted ``privatizer`` (``None`` on the
-    unprivatized baseline: the identity channel) and the attribute's words (e.g. entity names).
+    is the cell's model). ``provided`` holds what the caller can give (keys of
+    :data:`ADVERSARY_NEEDS`: ``privatizer``, ``attribute_words``); the adversary gets exactly
+    what its class declares in ``needs`` (``informed``: both; ``None`` where not provided, e.g.
+    the identity channel of the unprivatized baseline), so no adversary is special-cased by
+    name.
     """
     cls = ADVERSARIES.get(name)
+    needs = adversary_needs(name)
+    unknown = sorted(set(provided) - set(ADVERSARY_NEEDS))
+    if unknown:
+        raise TypeError(f"make_adversary: unknown keyword(s) {unknown} (an adversary can need "
+                        f"{sorted(ADVERSARY_NEEDS)})")
     kw: dict[str, Any] = dict(params or {})
     kw.setdefault("seed", seed)
     if n_classes is not None:
         kw.setdefault("n_classes", n_classes)
-    if getattr(cls, "needs_privatizer", False):
-        kw["privatizer"] = privatizer
-        kw["attribute_words"] = None if attribute_words is None else list(attribute_words)
+    for need in sorted(needs):
+        kw[need] = provided.get(need)
     try:
         return cls(**kw)
     except TypeError as e:

@@ -10,16 +10,16 @@ words and the mechanism's own channel P(o | w),
 Channels (:func:`channel_kind`):
 
 * ``identity`` (unprivatized baseline): the posterior is the token itself.
-* ``exact`` for ``tem`` (P(o|w) = exp(−ε/2·min(d(w, o), γ)) / Z_w, Carvalho et al. 2021,
-  Sec. 4.2), ``santext`` (the same with γ = ∞, Yue et al. 2021, Eq. 2) and ``custext``
-  (the mechanism's own K-word tables, Chen et al. 2023, Alg. 1).
+* ``exact`` where the mechanism provides its own output distribution
+  (:meth:`bench.mechanisms.base.Mechanism.channel`; built in: ``tem``, ``santext``,
+  ``custext``, each citing its paper and equation).
 * ``sampled`` for every other text-output configuration (truncated Gumbel, additive mechanisms
   with a ``nearest``/``vickrey`` mapping): P(o|w) is estimated by ``n_samples`` draws per
   candidate original through the privatizer itself, with add-α smoothing.
 
-Every channel is written as P(o|w) = f_w + a_w(o): a floor f_w common to every output and an
-excess a_w(o) that is sparse at large ε (TEM: non-zero only inside the truncation radius γ;
-sampled: only for outputs that were drawn). Then the normaliser is
+Every channel is written as P(o|w) = f_w + a_w(o) (:mod:`bench.mechanisms.channels`): a floor
+f_w common to every output and an excess a_w(o) that is sparse at large ε (TEM: non-zero only
+inside the truncation radius γ; sampled: only for outputs that were drawn). Then the normaliser is
 N_o = B + Σ_w π(w)·a_w(o) with B = Σ_w π(w)·f_w, so the posterior is exact over the candidate
 originals while the per-output work only touches the excess. The work is done once per
 *unique* output word (never per token) and cached, so fit + predict on train/dev/test compute
@@ -41,7 +41,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import math
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -50,18 +49,22 @@ import numpy as np
 from scipy import sparse
 
 from bench.attacks.lexical import fit_linear_heads, linear_heads_proba, regularisation_grid
+from bench.mechanisms.channels import (  # noqa: F401  (Channel, ExpChannel: old import path)
+    TILE,
+    Channel,
+    ExpChannel,
+    TableChannel,
+    as_channel,
+)
 from bench.models.base import Model, ModelInputError, as_token_lists
 
 logger = logging.getLogger(__name__)
 
 CHANNEL_KINDS = ("identity", "exact", "sampled")
-EXACT_MECHANISMS = ("tem", "santext", "custext")
 PRIORS = ("zipf", "uniform")
 FEATURE_SETS = ("attribute", "bag", "both")
 DEFAULT_C_GRID = (0.1, 1.0, 10.0, 100.0)
 PENALTIES = ("l1", "l2")
-TILE = 128  # query words per distance tile: a (128 × |W|) float64 block is 51 MB at 50,000
-SPARSE_MAX = 0.05  # a tile takes the sparse path when at most this fraction is inside γ
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,9 +75,10 @@ def channel_kind(privatizer: Any) -> str:
     """How the informed adversary obtains P(output | original) for ``privatizer``.
 
     Returns:
-        ``"identity"`` (``None``: the unprivatized baseline), ``"exact"`` (``tem``,
-        ``santext``, ``custext``: the mechanism's closed-form output distribution) or
-        ``"sampled"`` (any other text-output configuration: estimated by sampling).
+        ``"identity"`` (``None``: the unprivatized baseline), ``"exact"`` (the mechanism
+        provides its closed-form output distribution, :meth:`bench.mechanisms.base.Mechanism.
+        has_channel`) or ``"sampled"`` (any other text-output configuration: estimated by
+        sampling).
 
     Raises:
         ModelInputError: the privatizer outputs vectors (no words to read).
@@ -85,7 +89,7 @@ def channel_kind(privatizer: Any) -> str:
                       else "vectors")
     if reason:
         raise ModelInputError(reason)
-    return "exact" if privatizer.mechanism.name in EXACT_MECHANISMS else "sampled"
+    return "exact" if privatizer.mechanism.has_channel() else "sampled"
 
 
 def _outputs_text(privatizer: Any) -> bool:
@@ -119,180 +123,13 @@ def supports(mechanism_kind: str | None, output: str) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Channels: P(o | w) = floor_w + excess_w(o) over the candidate originals
+# Channels: the mechanism's own (bench.mechanisms.channels), else estimated by sampling
 # --------------------------------------------------------------------------------------------
-
-class Channel:
-    """P(o | w) for candidate originals ``cand`` (vocabulary ids) and every output o ∈ W.
-
-    Attributes:
-        cand: sorted vocabulary ids of the candidate originals.
-        floor: ``(len(cand),)``: P(o | w) for an output outside w's excess support.
-        n_vocab: |W|.
-    """
-
-    kind = ""
-
-    def __init__(self, cand: np.ndarray, n_vocab: int) -> None:
-        self.cand = np.asarray(cand, dtype=np.int64)
-        self.n_vocab = int(n_vocab)
-        self.floor = np.zeros(len(self.cand))
-        self.seconds = 0.0
-
-    def excess(self, outputs: np.ndarray):
-        """The excess a_w(o) for a tile of output ids.
-
-        Returns ``("dense", A)`` with ``A`` ``(len(outputs), len(cand))``, or
-        ``("sparse", rows, cols, vals)`` (row into ``outputs``, column into ``cand``).
-        """
-        raise NotImplementedError
-
-    def likelihood(self, outputs: np.ndarray) -> np.ndarray:
-        """Dense P(o | w), ``(len(outputs), len(cand))`` (for tests and small vocabularies)."""
-        out = np.tile(self.floor, (len(outputs), 1))
-        ex = self.excess(np.asarray(outputs, dtype=np.int64))
-        if ex[0] == "dense":
-            out += ex[1]
-        else:
-            np.add.at(out, (ex[1], ex[2]), ex[3])
-        return out
-
-
-class ExpChannel(Channel):
-    """Exact exponential channel P(o|w) = exp(−k·min(d(w, o), γ)) / Z_w, k = ε/2.
-
-    TEM (Carvalho et al. 2021, Sec. 4.2; γ of Thm. 4.2) and SanText (Yue et al. 2021, Eq. 2:
-    γ = ∞). With c = e^{−kγ} the weight splits as c + a_w(o), a_w(o) = e^{−k·d} − c > 0 only
-    inside γ, so Z_w = |W|·c + Σ_{d < γ} a_w(o) and the floor is f_w = c / Z_w (the same
-    decomposition TEM's sparse sampler uses). Distances are those of the mechanism's own space
-    (after the sensitivity transform), a word's distance to itself exactly 0. Each tile of
-    query words gets one float32 screening product (:meth:`SelectionMechanism.
-    word_sq_distances`); when few pairs are inside γ only those are recomputed exactly in
-    float64 (sparse path), otherwise the tile's float64 distances are computed in full (dense
-    path). Either way the values are float64-exact.
-    """
-
-    kind = "exact"
-    path = "auto"  # "sparse" / "dense" force one (tests run both)
-
-    def __init__(self, mech: Any, cand: np.ndarray, gamma: float) -> None:
-        super().__init__(cand, mech.space.shape[0])
-        self.mech = mech
-        self.space = mech.space
-        self.k = mech.epsilon / 2.0
-        self.gamma = float(gamma)
-        self.c = 0.0 if math.isinf(self.gamma) else math.exp(-self.k * self.gamma)
-        self.sq = np.einsum("ij,ij->i", self.space, self.space)
-        self.is_cand = np.zeros(self.n_vocab, dtype=bool)
-        self.is_cand[self.cand] = True
-        self.col_of = np.full(self.n_vocab, -1, dtype=np.int64)
-        self.col_of[self.cand] = np.arange(len(self.cand))
-        # the regime is a property of (ε, γ, space): probe one tile of candidates; when most
-        # pairs are inside γ (small ε), skip the float32 screen and go dense everywhere
-        self.dense = math.isinf(self.gamma)
-        if not self.dense and self.path == "auto":
-            probe = self.cand[np.linspace(0, len(self.cand) - 1, min(TILE, len(self.cand))
-                                          ).astype(np.int64)]
-            d2 = mech.word_sq_distances(probe, scale=self.k)
-            self.dense = np.count_nonzero(d2 < np.float32((self.k * self.gamma) ** 2)) > \
-                2 * SPARSE_MAX * d2.size
-        # Z_w over all of W, one tile of candidates at a time (Carvalho et al. 2021, Sec. 4.2)
-        self.Z = np.empty(len(self.cand))
-        for a in range(0, len(self.cand), TILE):
-            q = self.cand[a:a + TILE]
-            kind, *rest = self._pairs(q, None)
-            if kind == "dense":
-                self.Z[a:a + TILE] = self._weights(rest[0]).sum(axis=1)
-            else:
-                r, _, d = rest
-                ex = np.exp(-self.k * d) - self.c
-                self.Z[a:a + TILE] = self.n_vocab * self.c + np.bincount(
-                    r, weights=np.maximum(ex, 0.0), minlength=len(q))
-        self.floor = self.c / self.Z
-
-    def _weights(self, d: np.ndarray) -> np.ndarray:
-        return np.exp(-self.k * np.minimum(d, self.gamma))
-
-    def _dense_distances(self, q: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
-        v = self.space if cols is None else self.space[cols]
-        sv = self.sq if cols is None else self.sq[cols]
-        d2 = self.space[q] @ v.T
-        d2 *= -2.0
-        d2 += self.sq[q][:, None]
-        d2 += sv[None, :]
-        np.maximum(d2, 0.0, out=d2)
-        # a word's distance to itself is exactly 0 (the mechanism's sampler does the same)
-        if cols is None:
-            d2[np.arange(len(q)), q] = 0.0
-        else:
-            r = np.flatnonzero(self.col_of[q] >= 0)
-            d2[r, self.col_of[q[r]]] = 0.0
-        return np.sqrt(d2, out=d2)
-
-    def _pairs(self, q: np.ndarray, cols: np.ndarray | None):
-        """Distances from query words ``q`` to ``cols`` (None: all of W), sparse or dense."""
-        if self.path == "dense" or (self.dense and self.path == "auto"):
-            return "dense", self._dense_distances(q, cols)
-        d2 = self.mech.word_sq_distances(q, scale=self.k)  # float32 k²·d², (len(q), |W|)
-        cut = (self.k * self.gamma) ** 2
-        # float32 rounding is ~1e−7 of k²(‖q‖² + ‖v‖²): screen with a generous margin, then
-        # decide on the exact float64 distance
-        tol = 1e-5 * self.k ** 2 * (self.sq[q].max() + self.sq.max()) + 1e-6 * cut
-        mask = d2 < np.float32(cut + tol)
-        if cols is not None:
-            mask &= self.is_cand[None, :]
-        n_in = np.count_nonzero(mask)
-        if self.path == "auto" and n_in > SPARSE_MAX * mask.size:
-            return "dense", self._dense_distances(q, cols)
-        r, c = np.divmod(np.flatnonzero(mask), self.n_vocab)
-        d = np.linalg.norm(self.space[q[r]] - self.space[c], axis=1)
-        d[q[r] == c] = 0.0
-        inside = d < self.gamma
-        r, c, d = r[inside], c[inside], d[inside]
-        if cols is not None:
-            c = self.col_of[c]
-        return "sparse", r, c, d
-
-    def excess(self, outputs: np.ndarray):
-        """See :meth:`Channel.excess`."""
-        kind, *rest = self._pairs(outputs, self.cand)
-        if kind == "dense":
-            a = self._weights(rest[0])
-            a -= self.c
-            np.maximum(a, 0.0, out=a)
-            a /= self.Z[None, :]
-            return "dense", a
-        r, c, d = rest
-        return "sparse", r, c, np.maximum(np.exp(-self.k * d) - self.c, 0.0) / self.Z[c]
-
-
-class TableChannel(Channel):
-    """P(o|w) from a sparse table ``T`` (candidates × W): ``floor + T[w, o]``.
-
-    Exact for CusText (the mechanism's own K-word output tables, Chen et al. 2023, Alg. 1;
-    floor 0). Estimated for everything else: ``n_samples`` draws per candidate through the
-    privatizer, counts K[w, o], P̂(o|w) = (K[w, o] + α)/(n + α|W|) with α = ``smoothing``/|W|
-    (add-α smoothing whose total pseudo-count is ``smoothing``, so an output never drawn from
-    w keeps a small, non-zero likelihood).
-    """
-
-    def __init__(self, cand: np.ndarray, n_vocab: int, table: sparse.spmatrix,
-                 floor: np.ndarray | float, kind: str) -> None:
-        super().__init__(cand, n_vocab)
-        self.kind = kind
-        self.table = sparse.csc_matrix(table)
-        self.floor = np.broadcast_to(np.asarray(floor, dtype=np.float64),
-                                     (len(self.cand),)).copy()
-
-    def excess(self, outputs: np.ndarray):
-        """See :meth:`Channel.excess` (always sparse)."""
-        sub = self.table[:, outputs].tocoo()  # (C, t)
-        return "sparse", sub.col.astype(np.int64), sub.row.astype(np.int64), sub.data.astype(
-            np.float64)
-
 
 def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothing: float,
                      chunk: int = 65_536) -> TableChannel:
+    """P(o|w) estimated by ``n_samples`` draws per candidate through the privatizer itself,
+    with add-α smoothing (:class:`bench.mechanisms.channels.TableChannel`)."""
     n_vocab = privatizer.embedding.size
     rows = np.repeat(np.arange(len(cand)), n_samples)
     src = cand[rows]
@@ -308,16 +145,6 @@ def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothin
     return TableChannel(cand, n_vocab, counts / denom, alpha / denom, "sampled")
 
 
-def _custext_channel(mech: Any, cand: np.ndarray) -> TableChannel:
-    n_vocab = mech.space.shape[0]
-    c = mech.candidates[cand]
-    p = mech.probs[cand]
-    ok = c >= 0
-    r = np.broadcast_to(np.arange(len(cand))[:, None], c.shape)[ok]
-    table = sparse.coo_matrix((p[ok], (r, c[ok])), shape=(len(cand), n_vocab))
-    return TableChannel(cand, n_vocab, table, 0.0, "exact")
-
-
 # one channel per privatizer object: the runner makes a new adversary per private attribute
 # with the same privatizer; the channel (Z_w, sampled tables) does not depend on the attribute
 _CHANNELS: dict[tuple, tuple[weakref.ref, Channel]] = {}
@@ -327,7 +154,9 @@ def build_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
                   smoothing: float = 1.0, sampled: bool = False) -> Channel:
     """The channel of ``privatizer`` over candidate originals ``cand`` (cached per privatizer).
 
-    ``sampled=True`` estimates it by sampling even where the exact one is known (tests)."""
+    The mechanism's own exact channel (:meth:`bench.mechanisms.base.Mechanism.channel`) where
+    it provides one, else the sampled estimate; ``sampled=True`` samples even where the exact
+    one is known (tests)."""
     import time
 
     key = (id(privatizer), cand.tobytes(), n_samples, smoothing, sampled)
@@ -336,14 +165,13 @@ def build_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
         return hit[1]
     t0 = time.perf_counter()
     mech = privatizer.mechanism
+    ch: Channel | None = None
     if channel_kind(privatizer) == "exact" and not sampled:
-        if mech.name == "tem":
-            ch: Channel = ExpChannel(mech, cand, mech.gamma)
-        elif mech.name == "santext":
-            ch = ExpChannel(mech, cand, math.inf)
-        else:
-            ch = _custext_channel(mech, cand)
-    else:
+        ch = as_channel(mech.channel(cand), cand, privatizer.embedding.size,
+                        f"mechanism {mech.name!r}")
+        if ch is None:
+            logger.info("informed: %s has no closed-form channel here; sampling", mech.name)
+    if ch is None:
         ch = _sampled_channel(privatizer, cand, n_samples, smoothing)
     ch.seconds = time.perf_counter() - t0
     logger.info("informed: %s channel of %s over %d candidates in %.1f s", ch.kind, mech.name,
@@ -489,7 +317,9 @@ class InformedAdversary(Model):
     name = "informed"
     version = "1"
     accepts = frozenset({"text"})
-    needs_privatizer = True
+    # what the runner hands the constructor besides seed and n_classes (bench.attacks.adversary.
+    # ADVERSARY_NEEDS): the cell's mechanism, and the attribute's words
+    needs = frozenset({"privatizer", "attribute_words"})
 
     def __init__(self, *, privatizer: Any = None, attribute_words: Sequence[str] | None = None,
                  n_classes: int | None = None, seed: int = 0, prior: str = "zipf",
@@ -542,7 +372,7 @@ class InformedAdversary(Model):
 
     def params(self) -> dict[str, Any]:
         """The settings and, once fitted, the choices made (``chosen_*``, channel, timing)."""
-        kind = channel_kind(self.privatizer)
+        kind = getattr(self, "channel_kind_", None) or channel_kind(self.privatizer)
         return {"channel": "sampled" if kind == "exact" and self.channel == "sampled" else kind,
                 "prior": self.prior, "zipf_s": self.zipf_s,
                 "candidates": self.candidates, "n_candidates": getattr(self, "n_candidates_",
@@ -599,6 +429,7 @@ class InformedAdversary(Model):
         ch = build_channel(self.privatizer, cand, n_samples=self.n_samples,
                            smoothing=self.smoothing, sampled=kind == "sampled")
         self.channel_seconds_ = ch.seconds
+        self.channel_kind_ = ch.kind  # "sampled" also where a mechanism's channel() gave None
         if self.prior == "zipf":
             prior = 1.0 / (cand + 1.0) ** self.zipf_s  # rank = row (frequency order)
         else:

@@ -6,7 +6,9 @@ transformed space (after the sensitivity approach) so statistics are computed on
 
 - additive mechanisms (``kind = "additive"``): ``perturb(ids) -> vectors``, one independent
   noise draw per token occurrence;
-- selection mechanisms (``kind = "selection"``): ``sample(ids) -> ids`` of output words.
+- selection mechanisms (``kind = "selection"``): ``sample(ids) -> ids`` of output words, and
+  optionally ``channel(words)``, their exact output distribution (the informed adversary
+  inverts it instead of sampling; :mod:`bench.mechanisms.channels`).
 
 Input ids index ``input_vectors`` (the vocabulary rows, plus extra input-only rows such as
 ``<unk>``); output ids index the vocabulary.
@@ -157,6 +159,32 @@ class Mechanism:
         if ids.size and (ids.min() < 0 or ids.max() >= self.inputs.shape[0]):
             raise ValueError(f"{self.name}: input ids out of range [0, {self.inputs.shape[0]})")
         return ids
+
+    # -- exact channel (optional) ----------------------------------------------------------
+    def channel(self, words: np.ndarray) -> Any:
+        """The exact output distribution P(o | w) of input words ``words`` over the vocabulary.
+
+        Optional: a selection mechanism with a closed-form output distribution overrides this,
+        and the informed adversary (:mod:`bench.attacks.informed`, docs/informed.md) then
+        inverts it exactly instead of estimating it by sampling the mechanism. ``words`` are
+        sorted input ids below |W| (vocabulary words), up to several thousand of them.
+
+        Returns:
+            ``None`` here (no closed form: the adversary samples). An override returns row i =
+            P(· | words[i]) over the |W| outputs as a dense array ``(len(words), |W|)`` (small
+            vocabularies), a ``scipy.sparse`` matrix of that shape, or a
+            :class:`bench.mechanisms.channels.Channel` (floor + sparse excess, for large
+            vocabularies: :class:`~bench.mechanisms.channels.ExpChannel`); ``None`` or
+            ``NotImplemented`` when this configuration has no closed form.
+        """
+        return None
+
+    @classmethod
+    def has_channel(cls) -> bool:
+        """Whether the mechanism provides an exact :meth:`channel` over output words (a
+        selection mechanism that overrides it; an additive mechanism's output words depend on
+        the mapping, so its channel is never the mechanism's alone)."""
+        return cls.kind == "selection" and cls.channel is not Mechanism.channel
 
     # -- guarantee -------------------------------------------------------------------------
     def guarantee(self, sensitivity=None) -> Guarantee:

@@ -11,9 +11,11 @@ import logging
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from bench.guarantee import Guarantee
 from bench.mechanisms.base import MECHANISMS, SelectionMechanism, data_dependent
+from bench.mechanisms.channels import TableChannel
 from bench.neighbors import NeighborIndex
 
 logger = logging.getLogger(__name__)
@@ -124,6 +126,21 @@ class CusText(SelectionMechanism):
         ok = cand >= 0
         out[rows[ok], cand[ok]] = self.probs[ids][ok]
         return out
+
+    def channel(self, words: np.ndarray) -> TableChannel:
+        """The exact channel of input words ``words``: each word's own K-word output set and
+        its probabilities P(y|x) ∝ exp(ε·s(x, y)/2) (Chen et al. 2023, Alg. 1), as a sparse
+        table with floor 0 (:class:`bench.mechanisms.channels.TableChannel`; see
+        :meth:`Mechanism.channel`)."""
+        self._check_fitted()
+        words = np.asarray(words, dtype=np.int64)
+        n_vocab = self.space.shape[0]
+        c = self.candidates[words]
+        p = self.probs[words]
+        ok = c >= 0
+        r = np.broadcast_to(np.arange(len(words))[:, None], c.shape)[ok]
+        table = sparse.coo_matrix((p[ok], (r, c[ok])), shape=(len(words), n_vocab))
+        return TableChannel(words, n_vocab, table, 0.0, "exact")
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
         """One draw per occurrence from the word's K-word output set.

@@ -7,6 +7,8 @@ draw per token occurrence.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from bench.guarantee import Guarantee
@@ -17,6 +19,7 @@ from bench.mechanisms.base import (
     metric_guarantee,
     sample_per_unique_word,
 )
+from bench.mechanisms.channels import ExpChannel
 from bench.neighbors import NeighborIndex
 
 
@@ -55,6 +58,13 @@ class SanText(SelectionMechanism):
         logw = -(self.epsilon / 2.0) * (d - d.min(axis=1, keepdims=True))
         w = np.exp(logw)
         return w / w.sum(axis=1, keepdims=True)
+
+    def channel(self, words: np.ndarray) -> ExpChannel:
+        """The exact channel P(o|w) = exp(−ε·d(w, o)/2) / Z_w of input words ``words`` (Yue et
+        al. 2021, Eq. 2): TEM's :class:`bench.mechanisms.channels.ExpChannel` with γ = ∞ (floor
+        0, dense excess; see :meth:`Mechanism.channel`)."""
+        self._check_fitted()
+        return ExpChannel(self, words, math.inf)
 
     def _weights(self, words: np.ndarray) -> np.ndarray:
         s = self.word_sq_distances(words, scale=self.epsilon / 2.0)  # (ε/2)²·d², float32

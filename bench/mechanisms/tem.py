@@ -21,6 +21,7 @@ from bench.mechanisms.base import (
     sample_categorical,
     unique_word_tiles,
 )
+from bench.mechanisms.channels import ExpChannel
 from bench.neighbors import NeighborIndex
 
 
@@ -68,6 +69,13 @@ class TEM(SelectionMechanism):
         logw -= logw.max(axis=1, keepdims=True)
         w = np.exp(logw)
         return w / w.sum(axis=1, keepdims=True)
+
+    def channel(self, words: np.ndarray) -> ExpChannel:
+        """The exact channel P(o|w) = exp(−(ε/2)·min(d(w, o), γ)) / Z_w of input words ``words``
+        (Carvalho et al. 2021, Sec. 4.2; γ of Thm. 4.2), as floor + sparse excess inside γ
+        (:class:`bench.mechanisms.channels.ExpChannel`; see :meth:`Mechanism.channel`)."""
+        self._check_fitted()
+        return ExpChannel(self, words, self.gamma)
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
         """One independent draw per occurrence; the per-word work is done once per unique word.

@@ -22,10 +22,10 @@ def n_classes(task: Any) -> int | None:
 
 
 def _attack_privatizer(cell: Cell):
-    """A freshly fitted privatizer of the cell's configuration for the ``informed`` adversary
-    (which knows the mechanism and its parameters: the DP threat model); ``None`` on the
-    baseline. Its random stream is its own (seeded from the cell seed), never the one that
-    privatized the corpus."""
+    """A freshly fitted privatizer of the cell's configuration for an adversary that declares
+    it ``needs`` one (``informed``, which knows the mechanism and its parameters: the DP threat
+    model); ``None`` on the baseline. Its random stream is its own (seeded from the cell seed),
+    never the one that privatized the corpus."""
     if cell.is_baseline:
         return None
     return inputs.privatizer(cell, seed=[cell.seed, 1])
@@ -39,9 +39,12 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
     + informed) is trained on the privatized training split (dev split for model selection)
     and scored on the privatized test split (Riecker 2023, Sec. 4.2). The task's headline
     ``privacy`` is ``1 - max`` adversary macro-F1, with the winner in ``adversary`` and every
-    adversary's metrics in ``by_adversary`` (:func:`bench.attacks.adversary.headline`).
+    adversary's metrics in ``by_adversary`` (:func:`bench.attacks.adversary.headline`). Each
+    adversary gets what its class declares in ``needs`` (:data:`bench.attacks.adversary.
+    ADVERSARY_NEEDS`); the attack privatizer is built once, when the first one needs it.
     """
     from bench.attacks.adversary import (
+        adversary_needs,
         adversary_version,
         attribute_adversary,
         headline,
@@ -58,7 +61,7 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
         from bench.rewriters.base import rewritten_adversaries
 
         names, left_out = rewritten_adversaries(names, left_out)
-    privatizer = None
+    attack_privatizer: list = []  # built on first need, shared by every task and adversary
     out: dict[str, Any] = {}
     for task_name, ptask in ds.privacy_tasks.items():
         n_cls = n_classes(ptask)
@@ -68,16 +71,15 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
         chance = chance_level(y_te, y_tr, n_classes=n_cls, seed=cell.seed)
         by_adv: dict[str, dict] = {}
         for name in names:
-            extra: dict[str, Any] = {}
-            if name == "informed":
-                if privatizer is None and not cell.is_baseline:
-                    privatizer = _attack_privatizer(cell)
-                extra = {"privatizer": privatizer,
-                         "attribute_words": (list(ptask.classes)
-                                             if ptask.kind == "multilabel" else None)}
+            needs = adversary_needs(name)
+            if "privatizer" in needs and not attack_privatizer:
+                attack_privatizer.append(_attack_privatizer(cell))
+            provided = {"privatizer": attack_privatizer[0] if attack_privatizer else None,
+                        "attribute_words": (list(ptask.classes)
+                                            if ptask.kind == "multilabel" else None)}
             adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
                                  params=cell.model_kwargs() if name == cell.model else None,
-                                 **extra)
+                                 **{k: provided[k] for k in needs})
             res = attribute_adversary(
                 adv, Xtr, y_tr, Xte, y_te, X_dev=Xdev, y_dev=ptask.labels[split["dev"]],
                 n_classes=n_cls, seed=cell.seed, chance=chance)

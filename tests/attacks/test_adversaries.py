@@ -6,7 +6,9 @@ import pytest
 
 from bench.attacks.adversary import (
     ADVERSARIES,
+    ADVERSARY_NEEDS,
     DEFAULT_ADVERSARIES,
+    adversary_needs,
     attribute_adversary,
     headline,
     make_adversary,
@@ -181,6 +183,42 @@ def test_make_adversary_errors():
         make_adversary("nope", seed=0)
     with pytest.raises(TypeError, match="adversary 'lexical'"):
         make_adversary("lexical", seed=0, params={"bogus": 1})
+    with pytest.raises(TypeError, match="unknown keyword"):
+        make_adversary("lexical", seed=0, secret_labels=[1])
+
+
+class NeedsPrivatizer(LexicalAdversary):
+    """A toy adversary that declares it needs the privatizer (and keeps what it got)."""
+
+    name = "toy_needs_privatizer"
+    needs = frozenset({"privatizer"})
+
+    def __init__(self, *, privatizer=None, **kw):
+        super().__init__(**kw)
+        self.privatizer = privatizer
+
+
+class NeedsTheImpossible(LexicalAdversary):
+    name = "toy_needs_oracle"
+    needs = frozenset({"original_text"})
+
+
+def test_adversaries_get_what_they_declare(monkeypatch):
+    """No adversary is special-cased by name: each gets exactly what its class declares."""
+    monkeypatch.setitem(ADVERSARIES._entries, "toy_needs_privatizer", NeedsPrivatizer)
+    monkeypatch.setitem(ADVERSARIES._entries, "toy_needs_oracle", NeedsTheImpossible)
+    offered = {"privatizer": "the privatizer", "attribute_words": ["china"]}
+    assert adversary_needs("lexical") == frozenset()
+    assert adversary_needs("informed") == frozenset({"privatizer", "attribute_words"})
+    assert make_adversary("toy_needs_privatizer", seed=0, **offered).privatizer == \
+        "the privatizer"
+    assert isinstance(make_adversary("lexical", seed=0, **offered), LexicalAdversary)
+    informed = make_adversary("informed", seed=0, attribute_words=("china",))
+    assert informed.privatizer is None and informed.attribute_words == ["china"]
+    with pytest.raises(ValueError, match=r"needs \['original_text'\], which the runner does "
+                                         "not provide"):
+        make_adversary("toy_needs_oracle", seed=0)
+    assert set(ADVERSARY_NEEDS) == {"privatizer", "attribute_words"}
 
 
 def test_lexical_multiclass_reads_one_word_per_class():

@@ -208,3 +208,34 @@ def test_deltas_compare_the_same_adversaries():
     add_deltas(cell, base)
     assert cell["privacy"]["t"]["privacy_valid"] is None
     assert cell["vs_baseline"]["by_privacy_task"]["t"]["delta_privacy"] is None
+
+
+def test_each_adversary_gets_what_it_declares(tmp_path, monkeypatch):
+    """The runner special-cases no adversary by name: a new adversary that declares
+    ``needs = {"privatizer"}`` gets the cell's attack privatizer (None on the baseline), one
+    built once per cell and shared; one that declares nothing gets nothing extra."""
+    from bench.attacks.adversary import ADVERSARIES
+    from bench.attacks.lexical import LexicalAdversary
+
+    seen: list = []
+
+    class Needy(LexicalAdversary):
+        name = "toy_needy"
+        needs = frozenset({"privatizer", "attribute_words"})
+
+        def __init__(self, *, privatizer=None, attribute_words=None, **kw):
+            super().__init__(**kw)
+            seen.append((privatizer, attribute_words))
+
+    monkeypatch.setitem(ADVERSARIES._entries, "toy_needy", Needy)
+    grid = tmp_path / "planted.yaml"
+    grid.write_text(GRID.replace("[lexical, model]", "[toy_needy, lexical]")
+                    .replace("[0.01, 50]", "[50]"))
+    summary = run_grid(grid, results=tmp_path / "results", mlflow=False)
+    assert summary.count("done") == 2
+    assert len(seen) == 4  # 2 cells x 2 privacy tasks
+    base = [p for p, _ in seen if p is None]
+    priv = [p for p, _ in seen if p is not None]
+    assert len(base) == 2 and len(priv) == 2 and priv[0] is priv[1]  # built once per cell
+    assert priv[0].mechanism.name == "tem" and priv[0].mechanism.epsilon == 50
+    assert all(words is None for _, words in seen)  # binary tasks: no label words

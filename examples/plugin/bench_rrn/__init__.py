@@ -10,6 +10,7 @@ Example:
     >>> from bench.mechanisms import make_mechanism
     >>> mech = make_mechanism("rrn", epsilon=2.0, k=5, rng=0).fit(space)
     >>> out_ids = mech.sample(ids)
+    >>> mech.channel(ids)        # its exact output distribution, for the informed adversary
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from bench.guarantee import Guarantee
 from bench.mechanisms.base import SelectionMechanism, data_dependent
@@ -59,7 +61,8 @@ class RandomizedResponseNeighbours(SelectionMechanism):
     """
 
     name = "rrn"
-    version = "1"  # bump whenever the output distribution or the random stream changes
+    # bump whenever the output distribution, the random stream or the channel changes
+    version = "2"  # 2: exact channel() (the informed adversary inverts it instead of sampling)
     description = "toy plugin: randomized response over {w} + its k nearest neighbours"
     guarantee_kind = "pure"
 
@@ -107,6 +110,19 @@ class RandomizedResponseNeighbours(SelectionMechanism):
         out[rows, self.candidates[ids, 1:]] = self.q_other
         out[rows[:, 0], self.candidates[ids, 0]] = self.p_keep
         return out
+
+    def channel(self, words: np.ndarray) -> sparse.csr_matrix:
+        """The exact channel: row i is P(· | words[i]) over the vocabulary, p on the word itself
+        and q on each of its k neighbours (steps 2-3 above), as a sparse ``(len(words), |W|)``
+        matrix (k + 1 non-zeros per row). Optional (:meth:`bench.mechanisms.base.Mechanism.
+        channel`): with it the informed adversary inverts the mechanism exactly by Bayes' rule
+        instead of estimating P(o | w) by sampling."""
+        ids = self._lookup(words)
+        probs = np.r_[self.p_keep, np.full(self.k, self.q_other)]  # column 0 is the kept word
+        return sparse.csr_matrix(
+            (np.tile(probs, len(ids)), (np.repeat(np.arange(len(ids)), self.k + 1),
+                                        self.candidates[ids].ravel())),
+            shape=(len(ids), self.space.shape[0]))
 
     def sample(self, ids: np.ndarray) -> np.ndarray:
         """One independent draw per occurrence: keep w w.p. p, else a uniform neighbour."""

@@ -1,5 +1,6 @@
 """Tests of the `rrn` plugin mechanism: sampled vs exact distribution, the ε-DP ratio inside a
-candidate set, zero probability outside it, bad parameters, seeding, and the entry point.
+candidate set, zero probability outside it, bad parameters, seeding, the entry point, and the
+exact channel that the informed adversary uses instead of sampling.
 
 Run after installing the plugin: ``pip install -e examples/plugin && pytest examples/plugin/tests``.
 """
@@ -87,3 +88,30 @@ def test_same_seed_same_output_and_input_only_rows(space):
     w = int(np.argmin(np.linalg.norm(space - inputs[30], axis=1)))
     assert np.array_equal(a.distribution(np.array([30]))[0], a.distribution(np.array([w]))[0])
     assert a.same_scope(np.array([30]), np.array([w]))[0]
+
+
+def test_exact_channel_is_the_distribution_and_informed_uses_it(monkeypatch):
+    from bench.attacks import informed
+    from bench.embeddings import Embedding
+    from bench.privatize import Privatizer
+
+    emb = Embedding("toy", [f"w{i}" for i in range(30)],
+                    np.random.default_rng(0).normal(size=(30, 4)))
+    p = Privatizer.build(mechanism="rrn", epsilon=2.0, mapping="none", seed=0, embedding=emb,
+                         mechanism_params={"k": 3})
+    words = np.array([0, 7, 29])
+    assert np.allclose(p.mechanism.channel(words).toarray(), p.mechanism.distribution(words),
+                       atol=1e-15, rtol=0)
+    assert type(p.mechanism).has_channel() and informed.channel_kind(p) == "exact"
+
+    def no_sampling(*a, **k):
+        raise AssertionError("the informed adversary sampled although rrn has a channel")
+
+    monkeypatch.setattr(informed, "_sampled_channel", no_sampling)
+    adv = informed.InformedAdversary(privatizer=p, attribute_words=["w3"], candidates=None)
+    post = adv.posterior(np.arange(30))
+    dist = p.mechanism.distribution(np.arange(30))  # Bayes with the Zipf prior, by hand
+    prior = 1.0 / np.arange(1, 31)
+    truth = prior[3] * dist[3] / (prior[:, None] * dist).sum(axis=0)
+    assert adv.params()["channel"] == "exact"
+    assert np.allclose(post.attr[:, 0], truth, atol=1e-12, rtol=0)
