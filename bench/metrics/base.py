@@ -102,8 +102,9 @@ def metric(name: str) -> Metric:
     """
     found = METRICS.get(name)
     if not isinstance(found, Metric) or found.name != name:
-        raise TypeError(f"metric {name!r} is registered as {found!r}, not as a "
-                        f"bench.metrics.Metric named {name!r}")
+        raise TypeError(f"metric {name!r} is registered as a {type(found).__name__} named "
+                        f"{getattr(found, 'name', None)!r}, not as a bench.metrics.Metric "
+                        f"named {name!r} ({METRICS.origin(name)})")
     return found
 
 

@@ -107,9 +107,8 @@ def rouge1(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "
 
 
 ROUGE1 = register_metric(Metric(
-    "rouge1", True, "ROUGE-1 recall vs the original text, rouge-score (Huang et al. "
-    "2024)", label="ROUGE-1", kind="rewrite", compute=rouge,
-    identity=1.0, order=20))
+    "rouge1", True, "ROUGE-1 recall vs the original text, rouge-score (Huang et al. 2024)",
+    label="ROUGE-1", kind="rewrite", compute=rouge, identity=1.0, order=20))
 """ROUGE-1 recall (:func:`rouge`: its one call also gives ``rouge2`` and ``rougeL``)."""
 
 
