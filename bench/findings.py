@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.metrics import METRICS
 from bench.reference import REFERENCE_ROOT, committed_cells, comparable
 from bench.report.results import fmt_eps
 from bench.results.layout import cells_dir
@@ -460,10 +461,9 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
     for c in cells:
         k = key(c["spec"])
         groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = c["metrics"]
-    metrics = [("utility", utility), ("N_w", lambda m: m["n_w"]),
-               ("ROUGE-1", lambda m: m["rewrite"]["rouge1"]),
-               ("BLEU", lambda m: m["rewrite"]["bleu"]),
-               ("BERTScore", lambda m: m["rewrite"]["bertscore"])]
+    metrics = [("utility", utility), (METRICS.get("n_w").label, lambda m: m["n_w"])]
+    metrics += [(METRICS.get(k).label, lambda m, k=k: m["rewrite"][k])
+                for k in ("rouge1", "bleu", "bertscore")]
     lines = ["Per ε: mean ± 95% t half-width over seeds (nearest-word mapping, rt, LSTM).", ""]
     lines.append("| ε | mechanism | " + " | ".join(n for n, _ in metrics) + " |")
     lines.append("|---:|---|" + "---:|" * len(metrics))
@@ -505,11 +505,9 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
     return lines
 
 
-REWRITE_ROWS: tuple[tuple[str, str, bool], ...] = (
-    ("loss", "loss", False), ("rouge1", "ROUGE-1", True), ("bleu", "BLEU", True),
-    ("n_w", "N_w", True), ("bertscore", "BERTScore", True))
-"""(key in ``metrics.rewrite``, label, higher is better) of the rewrite tables (Huang et al.
-2024, Tables 1-3), in the paper's order."""
+REWRITE_ROWS: tuple[str, ...] = ("loss", "rouge1", "bleu", "n_w", "bertscore")
+"""Keys in ``metrics.rewrite`` of the rewrite tables (Huang et al. 2024, Tables 1-3), in the
+paper's order; label (the loss in lower case) and direction from :data:`bench.metrics.METRICS`."""
 
 
 def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
@@ -531,8 +529,10 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
         groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = c["metrics"]
         refs.setdefault(int(c["spec"]["seed"]), c["metrics"])
     eps = sorted({k[2] for k in groups})
-    gets = [(lab, (lambda m, k=k: m["rewrite"][k]), hib) for k, lab, hib in REWRITE_ROWS]
-    ref_gets = [(lab, (lambda m, k=k: m["rewrite_reference"][k])) for k, lab, _ in REWRITE_ROWS]
+    rows = [(k, k if k == "loss" else METRICS.get(k).label, METRICS.get(k).higher_is_better)
+            for k in REWRITE_ROWS]
+    gets = [(lab, (lambda m, k=k: m["rewrite"][k]), hib) for k, lab, hib in rows]
+    ref_gets = [(lab, (lambda m, k=k: m["rewrite_reference"][k])) for k, lab, _ in rows]
     def span(key: str) -> str:
         """One value, or the range over the cells (it differs with the seed), independent of
         the order the cells are read in."""

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.metrics.base import Metric, register_metric
+
 logger = logging.getLogger(__name__)
 
 
@@ -143,6 +145,12 @@ def classification_scores(y_true: np.ndarray, y_pred: np.ndarray,
     return out
 
 
+register_metric(Metric("macro_f1", True, "utility: macro-F1 of the utility model on the test "
+                       "split (Riecker 2023, Sec. 4.2)", label="Macro-F1", kind="utility"))
+register_metric(Metric("accuracy", True, "utility: accuracy of the utility model (multilabel: "
+                       "exact match)", label="Accuracy", kind="utility"))
+
+
 def empirical_privacy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None,
                       *, seed: int = 0) -> dict[str, Any]:
     """Empirical privacy ``1 - macro-F1`` of an adversary (Riecker 2023, Sec. 4.2).
@@ -164,6 +172,15 @@ def empirical_privacy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | N
     return out
 
 
+register_metric(Metric("privacy", True, "empirical privacy: 1 - macro-F1 of the attribute "
+                       "adversary (Riecker 2023, Sec. 4.2; Coavoux et al. 2018)",
+                       label="Privacy", kind="privacy"))
+register_metric(Metric("adversary_macro_f1", False, "macro-F1 of the attribute adversary",
+                       label="Adversary macro-F1", kind="privacy"))
+register_metric(Metric("adversary_accuracy", False, "accuracy of the attribute adversary",
+                       label="Adversary accuracy", kind="privacy"))
+
+
 def deltas(utility_priv: float, utility_base: float, privacy_priv: float,
            privacy_base: float) -> dict[str, float]:
     """Changes vs the baseline and the trade-off heuristic (Riecker 2023, Sec. 4.2).
@@ -176,6 +193,15 @@ def deltas(utility_priv: float, utility_base: float, privacy_priv: float,
     du = float(utility_priv) - float(utility_base)
     dp = float(privacy_priv) - float(privacy_base)
     return {"delta_utility": du, "delta_privacy": dp, "tradeoff": du + dp}
+
+
+register_metric(Metric("delta_utility", True, "utility_priv - utility_base (Riecker 2023, "
+                       "Sec. 4.2)", -1.0, 1.0, label="Change in Utility", kind="tradeoff"))
+register_metric(Metric("delta_privacy", True, "privacy_priv - privacy_base (Riecker 2023, "
+                       "Sec. 4.2)", -1.0, 1.0, label="Change in Privacy", kind="tradeoff"))
+register_metric(Metric("tradeoff", True, "delta_utility + delta_privacy; > 0 is favourable "
+                       "(Riecker 2023, Sec. 4.2)", -2.0, 2.0, label="Trade-off",
+                       kind="tradeoff"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,3 +345,8 @@ def chance_level(y_true: np.ndarray, y_train: np.ndarray | None = None, *,
 def is_chance_level(score: float, chance: ChanceLevel) -> bool:
     """Whether a macro-F1 ``score`` is no better than chance (``score <= chance.threshold``)."""
     return float(score) <= chance.threshold
+
+
+register_metric(Metric("chance_threshold", True, "macro-F1 a label-blind guesser reaches (95 % "
+                       "quantile); see bench.metrics.classification.ChanceLevel",
+                       label="Chance threshold", kind="chance"))

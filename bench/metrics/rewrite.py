@@ -2,6 +2,9 @@
 
 Thin wrappers over the reference libraries; inputs are parallel lists of original and privatized
 documents, each a string or a token list (token lists are joined with spaces for the libraries).
+Each function is followed by its :class:`~bench.metrics.base.Metric` (label, decimals,
+direction, version), registered in :data:`~bench.metrics.base.METRICS`;
+:func:`rewrite_scores` computes every registered rewrite metric, plugins' included.
 
 * :func:`n_w` -- N_w, the fraction of words left unchanged (Feyisetan et al. 2020; Huang et al.
   2024, Sec. 6), position-wise over token lists; in [0, 1].
@@ -23,15 +26,15 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-logger = logging.getLogger(__name__)
+from bench.metrics.base import Doc, Metric, as_values, register_metric, rewrite_metrics
 
-Doc = str | Sequence[str]
+logger = logging.getLogger(__name__)
 
 
 def _check(originals: Sequence[Doc], privatized: Sequence[Doc]) -> None:
@@ -70,6 +73,13 @@ def n_w(originals: Sequence[Doc], privatized: Sequence[Doc]) -> float:
     return same / total if total else 1.0
 
 
+N_W = register_metric(Metric(
+    "n_w", True, "fraction of words unchanged, position-wise (Huang et al. 2024, Sec. 6); "
+    "higher = closer to the original", label="N_w", kind="rewrite", compute=n_w,
+    identity=1.0, order=10))
+"""N_w (:func:`n_w`)."""
+
+
 def rouge(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "recall",
           types: Sequence[str] = ("rouge1", "rouge2", "rougeL")) -> dict[str, float]:
     """Mean ROUGE-N/L of privatized vs original documents (``rouge-score``, no stemming).
@@ -96,6 +106,12 @@ def rouge1(originals: Sequence[Doc], privatized: Sequence[Doc], measure: str = "
     return rouge(originals, privatized, measure, ("rouge1",))["rouge1"]
 
 
+ROUGE1 = register_metric(Metric(
+    "rouge1", True, "ROUGE-1 recall vs the original text, rouge-score (Huang et al. 2024)",
+    label="ROUGE-1", kind="rewrite", compute=rouge, identity=1.0, order=20))
+"""ROUGE-1 recall (:func:`rouge`: its one call also gives ``rouge2`` and ``rougeL``)."""
+
+
 def bleu(originals: Sequence[Doc], privatized: Sequence[Doc], tokenize: str = "13a") -> float:
     """Corpus BLEU of the privatized documents against the originals (``sacrebleu``, 0-100)."""
     import sacrebleu
@@ -104,6 +120,12 @@ def bleu(originals: Sequence[Doc], privatized: Sequence[Doc], tokenize: str = "1
     refs = [_as_text(o) for o in originals]
     hyps = [_as_text(p) for p in privatized]
     return float(sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize).score)
+
+
+BLEU = register_metric(Metric(
+    "bleu", True, "corpus BLEU vs the original text, sacrebleu (Huang et al. 2024)", 0.0, 100.0,
+    label="BLEU", digits=2, kind="rewrite", compute=bleu, identity=100.0, order=30))
+"""Corpus BLEU (:func:`bleu`), 0-100."""
 
 
 DEFAULT_BERTSCORE_LAYERS = 6
@@ -237,12 +259,41 @@ def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
     return float(torch.cat(f1).mean())
 
 
+# 2: bench's own batching over bert-score's encoder and matching, with the original texts'
+#    embeddings cached per process (values move by ~1e-7)
+BERTSCORE = register_metric(Metric(
+    "bertscore", True, "BERTScore F1 vs the original text with the local MiniLM-L6 "
+    "(Huang et al. 2024; Zhang et al. 2020)", -1.0, 1.0, version="2", label="BERTScore",
+    kind="rewrite", compute=bertscore, identity=1.0, order=40))
+"""BERTScore F1 (:func:`bertscore`)."""
+
+
 def rewrite_scores(originals: Sequence[Doc], privatized: Sequence[Doc], *,
-                   with_bertscore: bool = True) -> dict[str, float]:
-    """All rewrite metrics at once: ``n_w``, ``rouge1``, ``rouge2``, ``rougeL``, ``bleu`` and
-    (optionally) ``bertscore``."""
-    out = {"n_w": n_w(originals, privatized), **rouge(originals, privatized),
-           "bleu": bleu(originals, privatized)}
-    if with_bertscore:
-        out["bertscore"] = bertscore(originals, privatized)
+                   with_bertscore: bool = True, exclude: Collection[str] = ()
+                   ) -> dict[str, float]:
+    """Every registered rewrite metric (:func:`~bench.metrics.base.rewrite_metrics`, plugins
+    included), in their order: ``n_w``, ``rouge1``, ``rouge2``, ``rougeL``, ``bleu``,
+    ``bertscore``, then any others.
+
+    Args:
+        originals: references.
+        privatized: candidates.
+        with_bertscore: False leaves BERTScore out (the slowest).
+        exclude: names of further rewrite metrics to leave out.
+
+    Raises:
+        ValueError: two rewrite metrics give the same key, or one gives a mapping without its
+            own name.
+    """
+    skip = set(exclude) | (set() if with_bertscore else {"bertscore"})
+    out: dict[str, float] = {}
+    for m in rewrite_metrics():
+        if m.name in skip:
+            continue
+        values = as_values(m, m.compute(originals, privatized))  # type: ignore[misc]
+        taken = sorted(set(values) & set(out))
+        if taken:
+            raise ValueError(f"rewrite metric {m.name!r} gives {taken}, which another rewrite "
+                             "metric already gave")
+        out.update(values)
     return out
