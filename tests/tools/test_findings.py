@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.findings import BEGIN, END, fmt, fmt_delta, paired, render, t_interval
+from bench.tools.findings import BEGIN, END, fmt, fmt_delta, paired, render, t_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,0 +1,7 @@
+"""``python -m bench.tools.findings``."""
+
+import sys
+
+from bench.tools.findings import main
+
+sys.exit(main())

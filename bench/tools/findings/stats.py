@@ -1,0 +1,145 @@
+"""Cells and statistics for the findings: committed reference cells, seeds paired, t intervals."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.reference import REFERENCE_ROOT, committed_cells
+from bench.results.layout import cells_dir
+
+# --------------------------------------------------------------------------------------------
+# Cells and statistics
+# --------------------------------------------------------------------------------------------
+
+def load(grid: str, root: str | Path = REFERENCE_ROOT) -> list[dict]:
+    """The committed cells of one reference grid as ``{"spec", "metrics"}`` (empty if none)."""
+    folder = Path(root) / grid
+    return list(committed_cells(folder).values()) if cells_dir(folder).is_dir() else []
+
+
+def _eps(spec: dict) -> float:
+    e = spec["epsilon"]
+    return math.inf if e == "inf" else float(e)
+
+
+def key(spec: dict) -> tuple:
+    """Configuration of a cell without its seed: (mechanism, params, sensitivity, mapping, ε)."""
+    params = json.dumps(spec["mechanism"]["params"], sort_keys=True)
+    return (spec["mechanism"]["name"], params, spec["sensitivity"]["name"],
+            spec["mapping"]["name"], _eps(spec))
+
+
+def by_seed(cells: Iterable[dict], **match: Any) -> dict[tuple, dict[int, dict]]:
+    """``key -> seed -> metrics`` of the cells whose spec matches ``mechanism`` /
+    ``sensitivity`` / ``mapping`` / ``epsilon`` (names; ε as a float) where given."""
+    out: dict[tuple, dict[int, dict]] = defaultdict(dict)
+    for c in cells:
+        s = c["spec"]
+        k = key(s)
+        got = {"mechanism": k[0], "sensitivity": k[2], "mapping": k[3], "epsilon": k[4]}
+        if all(got[f] == v for f, v in match.items()):
+            out[k][int(s["seed"])] = c["metrics"]
+    return out
+
+
+def t_interval(values: list[float]) -> tuple[float, float, float, int]:
+    """Mean, 95% Student-t interval over seeds (:func:`bench.report.stats.t_interval`) and
+    n; for one value the interval is the value itself (no spread to estimate)."""
+    from bench.report.stats import t_interval as t95
+
+    v = [x for x in values if x is not None and math.isfinite(x)]
+    if not v:
+        return math.nan, math.nan, math.nan, 0
+    if len(v) == 1:
+        return v[0], v[0], v[0], 1
+    mean, lo, hi = t95(v)
+    return mean, lo, hi, len(v)
+
+
+def fmt(stat: tuple[float, float, float, int], digits: int = 3) -> str:
+    """``mean ± half-width`` (``mean`` alone for one seed; ``–`` for none)."""
+    mean, lo, hi, n = stat
+    if n == 0:
+        return "–"
+    if n == 1:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
+
+
+def fmt_delta(stat: tuple[float, float, float, int]) -> str:
+    """A paired difference with its interval and ``(ns)`` where the interval contains 0."""
+    mean, lo, hi, n = stat
+    if n == 0:
+        return "–"
+    sig = "" if n > 1 and (lo > 0 or hi < 0) else " (ns)"
+    return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{sig}"
+
+
+def values(seeds: dict[int, dict], get: Callable[[dict], Any]) -> list[float]:
+    """``get(metrics)`` per seed, in seed order (missing values dropped)."""
+    out = []
+    for s in sorted(seeds):
+        try:
+            v = get(seeds[s])
+        except (KeyError, TypeError, IndexError):
+            v = None
+        if v is not None:
+            out.append(float(v))
+    return out
+
+
+def paired(a: dict[int, dict], b: dict[int, dict], get: Callable[[dict], Any]
+           ) -> tuple[float, float, float, int]:
+    """t interval of ``get(a) − get(b)`` over the seeds both have."""
+    diffs = []
+    for s in sorted(set(a) & set(b)):
+        try:
+            x, y = get(a[s]), get(b[s])
+        except (KeyError, TypeError, IndexError):
+            continue
+        if x is not None and y is not None:
+            diffs.append(float(x) - float(y))
+    return t_interval(diffs)
+
+
+def utility(m: dict) -> float:
+    """Utility macro-F1."""
+    return m["utility"]["macro_f1"]
+
+
+def at_chance(m: dict) -> bool:
+    """Whether the utility model is no better than chance (the cell's own flag)."""
+    return bool(m["utility"]["chance_level"])
+
+
+def privacy_task(m: dict) -> str | None:
+    """The cell's (first) private attribute, if any."""
+    return next(iter(m.get("privacy") or {}), None)
+
+
+def adversary_f1(m: dict, name: str | None = None) -> float:
+    """Macro-F1 of the strongest adversary (or of ``name``) on the private attribute."""
+    p = m["privacy"][privacy_task(m)]
+    if name is None:
+        return p["adversary_macro_f1"]
+    return p["by_adversary"][name]["adversary_macro_f1"]
+
+
+def chance_entities(base: dict[int, dict]) -> float:
+    """Mean chance threshold of the private attribute over the baseline's seeds."""
+    return float(np.mean([m["privacy"][privacy_task(m)]["chance_threshold"]
+                          for m in base.values()]))
+
+
+def tradeoff(m: dict) -> float | None:
+    """Riecker 2023's trade-off Δutility + Δprivacy vs the baseline (None where privacy is not
+    a valid measurement)."""
+    t = privacy_task(m)
+    return m.get("vs_baseline", {}).get("by_privacy_task", {}).get(t, {}).get("tradeoff")

@@ -1,0 +1,52 @@
+"""The TEM findings (Carvalho et al. 2021) on ``tem``."""
+
+from __future__ import annotations
+
+from bench.report.results import fmt_eps
+from bench.tools.findings.stats import (
+    by_seed,
+    fmt,
+    fmt_delta,
+    paired,
+    t_interval,
+    utility,
+    values,
+)
+
+# --------------------------------------------------------------------------------------------
+# TEM (Carvalho et al. 2021) on tem
+# --------------------------------------------------------------------------------------------
+
+def mia_auc(m: dict) -> float:
+    """The stronger membership-inference attack's AUC."""
+    return m["mia"]["mia_auc"]
+
+
+def tem_section(cells: list[dict]) -> list[str]:
+    """TEM vs Madlib (mvl + nearest) at equal ε: utility, MIA AUC and N_w (Carvalho et al. 2021,
+    Fig. 1 and Sec. 5.3)."""
+    if not cells:
+        return ["*tem: no committed cells.*", ""]
+    mvl = by_seed(cells, mechanism="mvl")
+    tem = by_seed(cells, mechanism="tem")
+    base = next(iter(by_seed(cells, mechanism="none").values()))
+    eps = sorted({k[4] for k in mvl} & {k[4] for k in tem})
+    lines = [f"Baseline utility {fmt(t_interval(values(base, utility)))}, MIA AUC "
+             f"{fmt(t_interval(values(base, mia_auc)))} (rt, bow, memorising target, "
+             f"{len(base)} seeds).", ""]
+    lines.append("| ε | utility mvl | utility tem | Δ (tem − mvl) | MIA AUC mvl | MIA AUC tem | "
+                 "Δ AUC | N_w mvl | N_w tem |")
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for e in eps:
+        a = next(s for k, s in tem.items() if k[4] == e)
+        b = next(s for k, s in mvl.items() if k[4] == e)
+        nw = lambda m: m["n_w"]  # noqa: E731
+        lines.append(f"| {fmt_eps(e)} | {fmt(t_interval(values(b, utility)))} | "
+                     f"{fmt(t_interval(values(a, utility)))} | "
+                     f"{fmt_delta(paired(a, b, utility))} | "
+                     f"{fmt(t_interval(values(b, mia_auc)))} | "
+                     f"{fmt(t_interval(values(a, mia_auc)))} | "
+                     f"{fmt_delta(paired(a, b, mia_auc))} | "
+                     f"{fmt(t_interval(values(b, nw)))} | {fmt(t_interval(values(a, nw)))} |")
+    lines.append("")
+    return lines
