@@ -254,22 +254,25 @@ def read_cell(folder: Path) -> CellRecord | FailedCell:
     return CellRecord(folder.name, spec, metrics, folder, manifest)
 
 
-def check_values(rec: CellRecord) -> str | None:
-    """Why a readable cell is refused (:func:`validate`, and an unsealed cell's spec naming
-    another cell), or None."""
-    if rec.spec.get("hash") != rec.hash:
+def check_values(rec: CellRecord, check_hash: bool = True) -> str | None:
+    """Why a readable cell is refused (:func:`validate`, and with ``check_hash`` a spec naming
+    another cell than its folder: readers that key cells by hash need it; a sealed cell's
+    spec was checked already), or None."""
+    if check_hash and rec.spec.get("hash") != rec.hash:
         return f"{layout.SPEC} names cell {rec.spec.get('hash')!r}"
     return validate(rec.spec, rec.metrics)
 
 
 def scan(results: str | Path, keep: Callable[[Mapping[str, Any]], bool] | None = None,
-         keep_failed: Callable[[str], bool] | None = None) -> Scan:
+         keep_failed: Callable[[str], bool] | None = None, check_hash: bool = True) -> Scan:
     """Read ``<results>/cells/*/``: every finished cell (validated) and failed cell.
 
     Args:
         results: the results folder (the one holding ``cells/``).
         keep: optional predicate on a finished cell's spec; cells it rejects are skipped.
         keep_failed: optional predicate on a failed cell's name.
+        check_hash: refuse an (unsealed) cell whose spec names another cell than its folder
+            (:func:`check_values`); the report reads hand-made and copied cells without it.
 
     Raises:
         FileNotFoundError: ``<results>/cells`` is not a folder.
@@ -293,7 +296,7 @@ def scan(results: str | Path, keep: Callable[[Mapping[str, Any]], bool] | None =
         if keep is not None and not keep(rec.spec):
             continue
         out.unsealed += rec.manifest is None
-        why = check_values(rec)
+        why = check_values(rec, check_hash)
         if why:
             out.refused.append((rec.hash, why))
         else:
