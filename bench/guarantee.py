@@ -7,7 +7,10 @@ Example:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 KINDS = ("pure", "approx", "metric", "none")
 
@@ -52,8 +55,30 @@ class Guarantee:
         """A JSON-serialisable dict."""
         return asdict(self)
 
-    def describe(self) -> str:
-        """Human-readable form, e.g. ``(2.53·ε)-metric DP (euclidean) [estimated: ...]``."""
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Guarantee:
+        """The guarantee of a :meth:`to_dict` record as a cell stores it (numbers may be JSON
+        strings such as ``"inf"``; a missing multiplier is 1, a missing δ 0).
+
+        Raises:
+            ValueError: ``d`` is not a guarantee record (unknown kind).
+        """
+        l10 = d.get("log10_delta")
+        return cls(kind=str(d.get("kind")), epsilon=_number(d.get("epsilon"), math.nan),
+                   multiplier=_number(d.get("multiplier"), 1.0),
+                   delta=_number(d.get("delta"), 0.0), metric=str(d.get("metric") or ""),
+                   proven=d.get("proven") is not False, reason=str(d.get("reason") or ""),
+                   log10_delta=None if l10 is None else _number(l10, math.nan))
+
+    def describe(self, symbolic: bool = False) -> str:
+        """Human-readable form, e.g. ``(2.53·ε)-metric DP (euclidean) [estimated: ...]``.
+
+        ``symbolic``: the form of the report's tables, where ε is the column's and the
+        estimated note is a column of its own: ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``,
+        ``ε·d metric DP [euclidean]``, ``none``.
+        """
+        if symbolic:
+            return self._symbolic()
         if self.kind == "none":
             return "no privacy guarantee"
         eps = f"{self.multiplier:.4g}·ε" if self.multiplier != 1 else "ε"
@@ -69,3 +94,28 @@ class Guarantee:
         if not self.proven:
             text += f" [estimated, not proven: {self.reason}]"
         return text
+
+    def _symbolic(self) -> str:
+        if self.kind == "none":
+            return "none"
+        eps = "ε" if self.multiplier == 1 else f"{self.multiplier:.4g}·ε"
+        has_delta = self.delta > 0 or self.log10_delta is not None
+        dl = f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
+        if self.kind == "pure":
+            return f"{eps}-DP"
+        if self.kind == "approx":
+            return f"({eps}, δ={dl})-DP"
+        text = f"{eps}·d metric DP" if not has_delta else f"({eps}·d, δ={dl}) metric DP"
+        return text + (f" [{self.metric}]" if self.metric else "")
+
+
+def _number(value: Any, default: float) -> float:
+    """A float from a JSON value (``"inf"`` / ``"nan"`` strings included), else ``default``."""
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bench.guarantee import Guarantee
 from bench.report.results import CellRecord, Group, dig, fmt_eps, to_float
 from bench.report.table import DASH, Table, Value
 
@@ -45,27 +46,15 @@ def _g4(v: Any) -> str:
 
 
 def describe_guarantee(g: Mapping[str, Any] | None) -> str:
-    """Guarantee with a symbolic ε: ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``, ``ε·d metric DP``."""
+    """A cell's guarantee record with a symbolic ε (:meth:`bench.guarantee.Guarantee.describe`
+    with ``symbolic``): ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``, ``ε·d metric DP``; a dash when the
+    cell has none or it is not a guarantee record."""
     if not g:
         return DASH
-    kind = g.get("kind")
-    if kind == "none":
-        return "none"
-    m = to_float(g.get("multiplier"), 1.0)
-    eps = "ε" if m == 1 else f"{m:.4g}·ε"
-    delta = to_float(g.get("delta"), 0.0)
-    l10 = g.get("log10_delta")
-    dl = f"1e{to_float(l10):.1f}" if l10 is not None else f"{delta:.3g}"
-    has_delta = delta > 0 or l10 is not None
-    if kind == "pure":
-        text = f"{eps}-DP"
-    elif kind == "approx":
-        text = f"({eps}, δ={dl})-DP"
-    else:
-        text = f"{eps}·d metric DP" if not has_delta else f"({eps}·d, δ={dl}) metric DP"
-        if g.get("metric"):
-            text += f" [{g['metric']}]"
-    return text
+    try:
+        return Guarantee.from_dict(g).describe(symbolic=True)
+    except ValueError:
+        return DASH
 
 
 def _bound_text(sens: Mapping[str, Any] | None) -> str:
