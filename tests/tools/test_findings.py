@@ -8,7 +8,7 @@ import pytest
 
 from bench.tools.findings import BEGIN, END, fmt, fmt_delta, paired, render, t_interval
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_findings_block_is_current(monkeypatch):
