@@ -119,11 +119,15 @@ INFORMED = "informed"
 
 def rewritten_adversaries(names: list[str], left_out: list[tuple[str, str]]
                           ) -> tuple[list[str], list[tuple[str, str]]]:
-    """The adversaries of a rewriter cell: ``informed`` is left out, since it reads each token
-    as the mechanism's output, and a rewriter's word is not one (it depends on the whole
-    privatized document and on the rewriter's training)."""
-    if INFORMED not in names:
+    """The adversaries of a rewriter cell: those that declare they need the privatizer
+    (``informed``: :func:`bench.attacks.adversary.adversary_needs`) are left out, since they
+    read each token as the mechanism's output, and a rewriter's word is not one (it depends on
+    the whole privatized document and on the rewriter's training)."""
+    from bench.attacks.adversary import adversary_needs
+
+    needy = [n for n in names if "privatizer" in adversary_needs(n)]
+    if not needy:
         return names, left_out
-    return ([n for n in names if n != INFORMED],
-            [*left_out, (INFORMED, "adversary 'informed' reads the mechanism's output words; "
-                                   "a rewriter's text is not one")])
+    return ([n for n in names if n not in needy],
+            [*left_out, *((n, f"adversary {n!r} reads the mechanism's output words; "
+                              "a rewriter's text is not one") for n in needy)])
