@@ -24,12 +24,16 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.provenance import KEYS as PROVENANCE_KEYS
 from bench.store import read_provenance
+
+if TYPE_CHECKING:
+    from bench.report.results import CellRecord
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +161,34 @@ def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
+def cells_source(records: Iterable[CellRecord], sid: str, location: str, *,
+                 problems: Sequence[str] = (), where: str = "",
+                 href: Callable[[CellRecord], str | None] = lambda rec: rec.folder.as_uri(),
+                 ) -> Source:
+    """A folder :class:`Source` of cells already read with the report's reader.
+
+    Each cell is checked the same way for every caller: its spec must name its own hash, and
+    its values must pass :func:`invalid`; a cell that fails is left out with one problem line
+    (``where`` + the cell + why). ``problems``: lines from the reading itself.
+    ``href(cell)``: the link to the cell's files (None: no link).
+    """
+    src = Source(sid, "folder", location, problems=list(problems))
+    for rec in records:
+        if rec.spec.get("hash") != rec.hash:  # sealed cells were checked; unsealed ones not
+            src.problems.append(f"{where}cells/{rec.hash}: spec.json names cell "
+                                f"{rec.spec.get('hash')!r}; left out")
+            continue
+        why = invalid(rec.spec, rec.metrics)
+        if why:
+            src.problems.append(f"{where}cells/{rec.hash}: {why}; left out")
+            continue
+        src.cells.append(SourceCell(
+            rec.hash, dict(rec.spec), dict(rec.metrics), sid,
+            provenance_record(read_provenance(rec.folder), rec.suite_version),
+            href=href(rec)))
+    return src
+
+
 def read_folder(path: str | Path, sid: str) -> Source:
     """The sound cells of a results folder (the one holding ``cells/``)."""
     from bench.report.results import load_results
@@ -172,22 +204,10 @@ def read_folder(path: str | Path, sid: str) -> Source:
     except OSError as e:
         raise LeaderboardError(f"{path}: cannot read cells/ ({e.strerror or e})") from None
     folder = folder.resolve()
-    src = Source(sid, "folder", str(folder))
     results = load_results(folder)
-    src.problems += [f"{sid} ({folder}): {w}" for w in results.warnings]
-    for rec in results.cells:
-        if rec.spec.get("hash") != rec.hash:  # sealed cells were checked; unsealed ones not
-            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: spec.json names cell "
-                                f"{rec.spec.get('hash')!r}; left out")
-            continue
-        why = invalid(rec.spec, rec.metrics)
-        if why:
-            src.problems.append(f"{sid} ({folder}): cells/{rec.hash}: {why}; left out")
-            continue
-        src.cells.append(SourceCell(
-            rec.hash, dict(rec.spec), dict(rec.metrics), sid,
-            provenance_record(read_provenance(rec.folder), rec.suite_version),
-            href=rec.folder.as_uri()))
+    where = f"{sid} ({folder}): "
+    src = cells_source(results.cells, sid, str(folder), where=where,
+                       problems=[f"{where}{w}" for w in results.warnings])
     if (folder / "audit").is_dir():
         src.audit_folders.append(folder / "audit")
     return src
