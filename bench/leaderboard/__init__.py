@@ -4,7 +4,9 @@ Sources (:mod:`~bench.leaderboard.sources`: results folders, MLflow tracking sto
 merged cells, one per hash, conflicts set apart (:mod:`~bench.leaderboard.merge`) -> boards
 and entries with their scores, bootstrap intervals and ranks (:mod:`~bench.leaderboard.build`,
 :mod:`~bench.leaderboard.rank`) -> ``leaderboard.json`` and the page
-(:mod:`~bench.leaderboard.page`). ``docs/leaderboard.md`` documents the score and the schema.
+(:mod:`~bench.leaderboard.page`, its script and style in ``static/``). ``bench report``'s
+``leaderboard.html`` is the same builder and page on one folder
+(:mod:`~bench.leaderboard.grid`). ``docs/leaderboard.md`` documents the score and the schema.
 
 Example:
     >>> doc = build_leaderboard(["results", "../other/results"], out="board")

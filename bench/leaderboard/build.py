@@ -2,10 +2,13 @@
 
 The cells are read the way ``bench report`` reads them (:mod:`bench.report.results`,
 :mod:`bench.report.privacy`): pooled over seeds per configuration and ε, privacy as the
-strongest adversary with its validity judged on the baseline. A *board* is one dataset ×
-utility task × private attribute (× suite version unless mixed versions are allowed); an
-*entry* is one configuration on a board, its points are its ε values. ``docs/leaderboard.md``
-documents every field.
+strongest adversary (or the one chosen) with its validity judged on the baseline. A *board* is
+one dataset × utility task × private attribute (× suite version unless mixed versions are
+allowed); an *entry* is one configuration on a board, its points are its ε values.
+``docs/leaderboard.md`` documents every field.
+
+This is the one builder of both leaderboard pages: ``bench leaderboard`` runs it on many
+sources, ``bench report`` on the one folder it reports (:mod:`bench.leaderboard.grid`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,10 @@ import numpy as np
 import bench
 from bench.leaderboard.merge import MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
+from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
-from bench.report.leaderboard import Row, rows_by_config
-from bench.report.privacy import GroupPrivacy, group_privacy, select_privacy
+from bench.report.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
 from bench.report.results import CellRecord, Group, dig, group_cells
 from bench.report.tables import describe_guarantee
 
@@ -37,6 +40,8 @@ SCHEMA = "bench-leaderboard"
 SCHEMA_VERSION = 1
 MIXED = "mixed"
 """``suite_version`` of a board that ranks several suite versions together."""
+NO_ATTRIBUTE = ""
+"""The attribute of the board of configurations that measure none (null in the JSON)."""
 
 
 def _utility_task(row: Row) -> str:
@@ -106,23 +111,39 @@ def _row_sources(row: Row, copies: Mapping[str, MergedCell]) -> set[str]:
 
 
 def _audit(row: Row, audits: Sequence[tuple[AuditSet, str | None]],
-           copies: Mapping[str, MergedCell]) -> str:
-    """PASS / VIOLATION / not audited. An audit set found in a source (``owner``) counts only
-    for entries whose every cell comes from that source alone, so no contributor can mark
-    another's entries; the maintainer's ``--audit`` folders (owner None) count for all."""
+           copies: Mapping[str, MergedCell]) -> tuple[str, list[str]]:
+    """The entry's audit status and each ε's (in ε order): PASS / VIOLATION / not audited.
+
+    The entry: VIOLATION if any ε violates, PASS if every ε passed, else not audited. An
+    audit set found in a source (``owner``) counts only for entries whose every cell comes
+    from that source alone, so no contributor can mark another's entries; the maintainer's
+    ``--audit`` folders and the report's audit records (owner None) count for all."""
     if row.is_baseline:
-        return ""
+        return "", []
     own = _row_sources(row, copies)
     usable = [a for a, owner in audits if owner is None or own == {owner}]
     found = []
     for _eps, g in sorted(row.by_eps.items()):
         matches = (a.match(g) for a in usable)
         found.append(next((r for r in matches if r is not None), None))
+    each = [NOT_AUDITED if r is None else r.status for r in found]
     if any(r is not None and r.violation for r in found):
-        return "VIOLATION"
+        return "VIOLATION", each
     if found and all(r is not None for r in found):
-        return "PASS"
-    return NOT_AUDITED
+        return "PASS", each
+    return NOT_AUDITED, each
+
+
+def _mia(g: Group) -> dict[str, Any] | None:
+    """The membership-inference AUC of one ε (None: no cell ran one): the mean over the seeds
+    whose MIA is valid with its 95% interval, the attack, and ``valid`` (false: no seed's MIA
+    is valid, null: some seeds' are not)."""
+    gm = group_mia(g)
+    if gm is None:
+        return None
+    auc, ci = _stat_json(gm.stat)
+    valid = True if not gm.n_invalid else (False if gm.n_invalid == gm.n else None)
+    return {"auc": auc, "auc_ci": ci, "attack": gm.attack or None, "valid": valid}
 
 
 def _guarantee(row: Row) -> str:
@@ -147,12 +168,15 @@ _SUITE_LABEL = re.compile(r"\(suite=[^,()]*\)|, suite=[^,()]*|suite=[^,()]*, ")
 
 
 def _boards(rows: Sequence[Row], allow_mixed: bool) -> list[_Board]:
+    """The boards of the rows. A configuration that measures no private attribute (e.g. a
+    grid of membership inference only) goes on a board of attribute ``""``, listed with its
+    utility, N_w and MIA and never ranked (``rank_flag`` ``"no private attribute"``)."""
     boards: dict[tuple[str, str, str, str], _Board] = {}
     for row in rows:
         # with several suite versions the report labels datasets "suite=<v>"; a mixed board
         # holds them all, so its dataset is named without it
         dataset = _SUITE_LABEL.sub("", row.dataset) if allow_mixed else row.dataset
-        for attr in _attributes(row):
+        for attr in _attributes(row) or [NO_ATTRIBUTE]:
             key = (dataset, _utility_task(row), attr, MIXED if allow_mixed else row.suite)
             b = boards.setdefault(key, _Board(key))
             (b.baselines if row.is_baseline else b.rows).append(row)
@@ -192,7 +216,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
     """One entry's JSON (without id/rank), its score and whether it has an audit violation."""
     attr = board.key[2]
     points, json_points, flags = [], [], []
-    for eps, g in sorted(row.by_eps.items()):
+    audit, audits = _audit(row, opts.audits, opts.copies)
+    for k, (eps, g) in enumerate(sorted(row.by_eps.items())):
         pt, gp = _point(g, attr)
         u, u_ci = _stat_json(g.stat(lambda m: m["utility"]["macro_f1"],
                                     lambda m: m["utility"]["macro_f1_ci95"]))
@@ -202,18 +227,20 @@ def _entry(board: _Board, row: Row, opts: _Options,
             "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
             "privacy_valid": gp.valid, "adversary": gp.adversary or None,
             "n_w": None if nw is None else float(nw.mean), "pareto": False,
-            "cells": _cells_json(g, opts.copies)})
+            "mia": _mia(g), "audit": audits[k], "cells": _cells_json(g, opts.copies)})
         points.append(pt)
         flags.append(gp.status)
-    audit = _audit(row, opts.audits, opts.copies)
     base = _baseline_for(board, row)
-    base_pt = None
+    base_pt, base_invalid = None, False
     if base is not None:
         bg = next(iter(base.by_eps.values()))
         base_pt, bgp = _point(bg, attr)
         flags.append(bgp.status)
+        base_invalid = bgp.status in ("invalid", "partial")
     flag, sc = "", None
-    if base_pt is None:
+    if attr == NO_ATTRIBUTE:
+        flag = "no private attribute"
+    elif base_pt is None and not base_invalid:  # a baseline whose privacy is invalid: below
         flag = "no baseline"
     elif any(f in ("invalid", "partial") for f in flags):
         flag = "invalid privacy"
@@ -245,7 +272,7 @@ def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
     return {"model": row.model, "suite_version": row.suite,
             "utility": None if u is None else float(u.mean),
             "privacy": None if gp.stat is None else float(gp.stat.mean),
-            "privacy_valid": gp.valid, "adversary": gp.adversary or None,
+            "privacy_valid": gp.valid, "adversary": gp.adversary or None, "mia": _mia(g),
             "cells": [r.hash for r in g.records]}
 
 
@@ -302,27 +329,31 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = (),
           trusted: Sequence[str] = (), verify: int = 0,
-          verify_seed: int = 0) -> dict[str, Any]:
+          verify_seed: int = 0, adversary: str | None = None,
+          audit_sets: Sequence[AuditSet] = (), stamp: bool = True) -> dict[str, Any]:
     """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``); with
     ``verify`` > 0, ``verify`` cells of every entry are recomputed first
-    (:mod:`bench.leaderboard.recompute`)."""
+    (:mod:`bench.leaderboard.recompute`).
+
+    ``adversary``: which adversary privacy is read from (:func:`bench.report.privacy.
+    select_privacy`; None: the strongest). ``extra_audits`` (folders) and ``audit_sets``
+    (records already read): audit records that count for every entry. ``stamp`` False leaves
+    out the date and the bench version (``generated``, ``generated_by`` null), so the same
+    cells always give the same document (the committed per-grid pages).
+    """
     cells, conflicts, variants = merge(list(sources), frozenset(trusted))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
-                              for m in cells])
+                              for m in cells], adversary)
     groups, warnings = group_cells(records)
     audit_dirs = [(d, s.id) for s in sources for d in s.audit_folders]
     audit_dirs += [(Path(a), None) for a in extra_audits]
     audits = [(a, owner) for a, owner in ((load_audits(d), o) for d, o in audit_dirs)
               if a is not None]
+    audits += [(a, None) for a in audit_sets]
     opts = _Options(resamples, seed, audits, copies)
     boards_json, entries_json = [], []
     rows = rows_by_config(groups)
-    unboarded = [r for r in rows if not r.is_baseline and not _attributes(r)]
-    if unboarded:  # e.g. membership inference only: nothing to rank privacy on
-        warnings = [*warnings, f"{len(unboarded)} configuration(s) measure no private "
-                    f"attribute (e.g. {unboarded[0].dataset} · {unboarded[0].model} · "
-                    f"{unboarded[0].config}): on no board"]
     boards = list(_boards(rows, allow_mixed_versions))
     made_all = [[_entry(board, row, opts) for row in board.rows] for board in boards]
     refuted: list[str] = []
@@ -347,15 +378,16 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
             entries_json.append(e)
         dataset, task, attr, suite = board.key
         boards_json.append({"id": bid, "dataset": dataset, "utility_task": task,
-                            "private_attribute": attr, "suite_version": suite,
+                            "private_attribute": attr or None, "suite_version": suite,
                             "baselines": baselines, "entries": ids})
     problems = [p for s in sources for p in s.problems] + warnings
     problems += [w for a, _owner in audits for w in a.warnings]
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "generated_by": f"bench {bench.__version__}",
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) if stamp else None,
+        "generated_by": f"bench {bench.__version__}" if stamp else None,
         "allow_mixed_versions": allow_mixed_versions,
+        "privacy_adversary": adversary or HEADLINE,
         "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],

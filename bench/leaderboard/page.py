@@ -1,7 +1,10 @@
-"""``leaderboard.html``: one self-contained page for a merged ``leaderboard.json``.
+"""``leaderboard.html``: one self-contained page for a ``leaderboard.json``.
 
-:func:`render_page` takes the parsed ``leaderboard.json`` (``docs/leaderboard.md``, schema
-version 1) and returns one HTML file that needs nothing else: inline CSS and JavaScript, a
+The one page of both leaderboards: ``bench leaderboard`` (many sources merged) and the per-grid
+page of ``bench report`` (:mod:`bench.leaderboard.grid`, one folder). :func:`render_page` takes
+the parsed ``leaderboard.json`` (``docs/leaderboard.md``, schema version 1) and returns one
+HTML file that needs nothing else: CSS and JavaScript inlined from this package's data files
+(``static/leaderboard.css``, ``static/leaderboard.js``, read with :mod:`importlib.resources`), a
 Content-Security-Policy that forbids every network load, and the data embedded once as JSON in a
 ``<script type="application/json">`` element (every ``<`` written as ``\\u003c``, so no string
 can close the element). The header (date, generator, sources, score, conflicts and problems) is
@@ -17,12 +20,15 @@ Rendering strategy (fast at 10,000 entries):
   entries (plain arrays of precomputed keys; stable, numbers by value, missing values last in
   both directions), but only the first :data:`ROW_LIMIT` rows of the result are put in the DOM,
   with a "show all" button. Sorting is one listener on the header row (click, or Enter on a
-  focused header); the cell lists (``cells (n)``: hash → files / MLflow links, provenance) are
-  collapsed ``<details>``.
+  focused header); the ε column lists each point with its means (utility U, privacy P, N_w,
+  MIA AUC; intervals, adversary and audit on hover); the cell lists (``cells (n)``: hash →
+  files / MLflow links, provenance) are collapsed ``<details>``. Below the table, the
+  unprivatized baselines of the boards shown.
 * **Scatter.** One privacy–utility SVG per board with visible entries (x = empirical privacy,
   y = utility, both 0..1; each entry's points joined in ε order, Pareto points ringed, the
-  board's baselines as black diamonds). Points without a valid privacy measurement
-  (``privacy_valid`` false, or no privacy value) are not plotted and the caption says how many;
+  board's baselines as black diamonds; a board without a private attribute is not drawn).
+  Points without a valid privacy measurement (``privacy_valid`` false, or no privacy value)
+  are not plotted and the caption says how many;
   ``privacy_valid`` null (unknown) is plotted and the tooltip says so. Without a board filter
   only the first :data:`PLOT_LIMIT` boards (in board order) are drawn, with a button for more;
   choosing a board in the Board filter draws that board. Hovering a point fills one tooltip
@@ -34,6 +40,9 @@ Rendering strategy (fast at 10,000 entries):
   ``audit`` = VIOLATION > PASS > not audited, ``epsilon`` = number of ★, ``cells``) and "show
   all" on load; changes are written back with ``history.replaceState`` where the browser
   allows it.
+* **Header.** Date and generator (where stamped), the privacy measure (the adversary choice),
+  sources, score, verification, conflicts, platform variants and problems, and a red banner
+  naming every entry with an audit VIOLATION (and its ε).
 * **State for tests and benchmarks.** ``<body data-rendered-ms>`` is ``performance.now()``
   when the first render is complete (milliseconds since navigation start: HTML and JSON
   parsing included), with ``data-parse-ms`` / ``data-table-ms`` / ``data-plot-ms`` for the
@@ -48,12 +57,16 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
 import math
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
+
+from bench.report.privacy import describe_choice
 
 logger = logging.getLogger(__name__)
 
@@ -208,6 +221,39 @@ def _problems(problems: Any) -> str:
     return _details("problems", items, "problem", "left-out cells and runs")
 
 
+def _violations(entries: list[Any]) -> str:
+    """The red banner naming every entry with an audit VIOLATION ('' when there is none)."""
+    bad = []
+    for e in entries:
+        if not isinstance(e, Mapping) or e.get("audit") != "VIOLATION":
+            continue
+        points = e.get("points") if isinstance(e.get("points"), list) else []
+        eps = [_eps_text(q.get("epsilon")) for q in points
+               if isinstance(q, Mapping) and q.get("audit") == "VIOLATION"]
+        where = f" at ε={', '.join(eps)}" if eps else ""
+        text = f"{e.get('model')} · {e.get('config')}{where} ({e.get('dataset')})"
+        if text not in bad:
+            bad.append(text)
+    if not bad:
+        return ""
+    return ('<p class="violation">⚠ Privacy audit VIOLATION: the claimed guarantee does not '
+            f"hold for {_esc('; '.join(bad))} (see the Audit column).</p>")
+
+
+def _eps_text(eps: Any) -> str:
+    if eps == "inf" or (isinstance(eps, float) and math.isinf(eps)):
+        return "∞"
+    return f"{eps:g}" if isinstance(eps, (int, float)) else str(eps)
+
+
+def _generated(board: Mapping[str, Any]) -> str:
+    """``Generated <date> by <bench version>; `` where the document is stamped."""
+    when, who = board.get("generated"), board.get("generated_by")
+    if when is None and who is None:
+        return ""
+    return f"Generated <time>{_esc(when)}</time> by {_esc(who)}; "
+
+
 def _header(board: Mapping[str, Any]) -> str:
     entries = board.get("entries") if isinstance(board.get("entries"), list) else []
     boards = board.get("boards") if isinstance(board.get("boards"), list) else []
@@ -220,10 +266,13 @@ def _header(board: Mapping[str, Any]) -> str:
         warn = (f'<p class="warn">This page was written for {SCHEMA} schema version '
                 f"{SCHEMA_VERSION}; the data says {_esc(board.get('schema'))} version "
                 f"{_esc(version)}. Unknown keys are ignored.</p>")
-    return (f'<header id="meta">{warn}<p class="meta">Generated <time>'
-            f"{_esc(board.get('generated'))}</time> by {_esc(board.get('generated_by'))}; "
-            f"{len(entries)} entries on {len(boards)} boards; {mixed_text}.</p>"
+    adversary = board.get("privacy_adversary")
+    privacy = describe_choice(None if adversary is None else str(adversary))
+    return (f'<header id="meta">{warn}{_violations(entries)}<p class="meta">'
+            f"{_generated(board)}{len(entries)} entries on {len(boards)} boards; "
+            f"{mixed_text}.</p>"
             f"{_verify_text(board.get('verify'))}"
+            f'<p class="meta">Privacy: {_esc(privacy)}.</p>'
             f'<p class="meta">{_esc(_score_text(board.get("score")))}</p>'
             f"{_sources(board.get('sources'))}{_conflicts(board.get('conflicts'))}"
             f"{_variants(board.get('platform_variants'))}"
@@ -236,568 +285,44 @@ _NOTE = (
     "entries of the board whose whole score interval lies above this one's, so overlapping "
     "intervals share a rank; † no interval (ranked by the score alone), ⚠ audit violation "
     "(ranked after every entry that passed or was not audited), — unranked (the reason in "
-    "brackets, e.g. no valid privacy measurement). ε: the measured privacy budgets, ★ where the "
-    "point is on the board's Pareto front (hover for utility and privacy). Click a column "
+    "brackets, e.g. no valid privacy measurement). ε: the measured privacy budgets, each with "
+    "its means over seeds of utility (U), privacy (P), N_w (the fraction of words unchanged) "
+    "and the membership-inference AUC (MIA) where measured; ★ where the point is on the "
+    "board's Pareto front, ⚠ where its audit found a violation (hover for the intervals, the "
+    "adversary and the audit). A board "
+    "without a private attribute lists configurations that measure none (membership "
+    "inference only), unranked. Click a column "
     "header to sort (?sort=score&amp;dir=desc sorts on load); the filters apply to the table "
     "and the plots."
 )
 
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.3em} h2{font-size:1.1em;margin-top:1.5em}
-p.meta,p.note{font-size:.85em;color:#444;max-width:80em;margin:.3em 0}
-p.warn,ul.warn{color:#8a1f11;font-size:.85em}
-details{font-size:.85em;margin:.3em 0}
-details.conflicts li,details.problems li,details.variants li{margin:.2em 0}
-table{border-collapse:collapse;font-size:.82em}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-table.sources{margin:.4em 0} table.sources th{cursor:default;position:static}
-#board th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none;z-index:1}
-#board td{white-space:nowrap} #board td.wrap{white-space:normal;min-width:12em;max-width:22em}
-#board th[aria-sort=ascending]::after{content:" \\25B2"}
-#board th[aria-sort=descending]::after{content:" \\25BC"}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-#board tr:nth-child(even) td{background:#fafafa}
-span.flag{color:#8a1f11;cursor:help} span.why{color:#777;font-size:.9em}
-#board td.audit-violation{background:#fde0dc;color:#b71c1c;font-weight:bold}
-td.audit-pass{color:#1b5e20} td.audit-none{color:#777}
-span.eps{margin-right:.4em;cursor:help} span.eps.front{color:#a05a00;font-weight:bold}
-#board details{margin:0} #board details ul{margin:.2em 0;padding-left:1.2em}
-span.prov{color:#555} span.badlink{color:#8a1f11}
-form#filters{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.6em 0;font-size:.85em}
-form#filters select{max-width:18em}
-#count{font-size:.85em;color:#444}
-#plots{display:flex;flex-wrap:wrap;gap:1em}
-figure.plot{margin:0;font-size:.8em} figure.plot figcaption{max-width:420px}
-svg .ax{stroke:#444} svg .grid{stroke:#e5e5e5} svg text{font-size:10px;fill:#444}
-svg .ln{fill:none;stroke-width:1.2;opacity:.6} svg .pt{stroke:#fff;stroke-width:.8;cursor:help}
-svg .pt.pareto{stroke:#000;stroke-width:1.6} svg .base{fill:#000;cursor:help}
-#tip{position:fixed;z-index:10;background:#fff;border:1px solid #888;padding:.3em .5em;
-font-size:.8em;white-space:pre-line;pointer-events:none;box-shadow:0 1px 4px #0003;max-width:28em}
-"""
-
-_JS = r"""
-(function () {
-  "use strict";
-  var ROW_LIMIT = __ROW_LIMIT__, PLOT_LIMIT = __PLOT_LIMIT__;
-  var T0 = performance.now();
-  var body = document.body;
-  function fail(msg) {
-    var p = document.getElementById("error");
-    p.textContent = msg; p.hidden = false;
-    body.setAttribute("data-rendered-ms", performance.now().toFixed(1));
-    body.setAttribute("data-error", "1");
-  }
-  var DATA;
-  try {
-    DATA = JSON.parse(document.getElementById("leaderboard-data").textContent);
-  } catch (err) { fail("The embedded leaderboard data cannot be read: " + err); return; }
-  var T_PARSE = performance.now();
-
-  // ------------------------------------------------------------------ helpers
-  var ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
-  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return ESC[c]; }); }
-  function isObj(x) { return x !== null && typeof x === "object" && !Array.isArray(x); }
-  function arr(x) { return Array.isArray(x) ? x : []; }
-  function num(x) { return typeof x === "number" && isFinite(x) ? x : null; }
-  function txt(x) { return x === null || x === undefined ? null : String(x); }
-  function f3(x) { var v = num(x); return v === null ? "\u2014" : v.toFixed(3); }
-  function withCi(v, ci) {
-    var s = f3(v);
-    if (num(v) !== null && Array.isArray(ci) && ci.length === 2 && num(ci[0]) !== null &&
-        num(ci[1]) !== null) { s += " [" + f3(ci[0]) + ", " + f3(ci[1]) + "]"; }
-    return s;
-  }
-  function fmtEps(e) {
-    if (e === "inf" || e === Infinity) { return "\u221e"; }
-    var v = num(e); return v === null ? String(e) : String(v);
-  }
-  function epsVal(e) { return e === "inf" ? Infinity : (num(e) === null ? NaN : e); }
-  function safeUrl(u) {
-    return typeof u === "string" && /^(https?|file):/i.test(u) ? u : null;
-  }
-  function link(u, label) {
-    if (u === null || u === undefined) { return ""; }
-    var ok = safeUrl(u);
-    if (ok === null) {
-      return '<span class="badlink" title="not a file/http link: not made clickable">' +
-        esc(label) + ": " + esc(u) + "</span>";
-    }
-    return '<a href="' + esc(ok) + '" rel="noopener noreferrer">' + esc(label) + "</a>";
-  }
-
-  // ------------------------------------------------------------------ data
-  var ENTRIES = arr(DATA.entries).filter(isObj);
-  var BOARDS = arr(DATA.boards).filter(isObj);
-  var boardById = new Map(), boardIdx = new Map();
-  BOARDS.forEach(function (b, k) {
-    boardById.set(String(b.id), b); boardIdx.set(String(b.id), k);
-  });
-  var sourceById = new Map();
-  arr(DATA.sources).filter(isObj).forEach(function (s) { sourceById.set(String(s.id), s); });
-  function boardText(b) {
-    return [b.dataset, b.utility_task, b.private_attribute, b.suite_version]
-      .filter(function (x) { return x !== null && x !== undefined && x !== ""; })
-      .map(String).join(" \u00b7 ");
-  }
-  var N = ENTRIES.length;
-  var ORD = new Array(N), BTEXT = new Array(N), BIDX = new Array(N);
-  (function () {
-    var pos = new Map(), k = 0;
-    BOARDS.forEach(function (b) {
-      arr(b.entries).forEach(function (id) {
-        if (!pos.has(String(id))) { pos.set(String(id), k++); }
-      });
-    });
-    ENTRIES.forEach(function (e, i) {
-      var p = pos.get(String(e.id));
-      ORD[i] = p === undefined ? k + i : p;
-      var b = boardById.get(String(e.board));
-      BIDX[i] = b ? boardIdx.get(String(e.board)) : -1;
-      BTEXT[i] = b ? boardText(b) : boardText({dataset: e.dataset, suite_version: e.suite_version});
-    });
-  })();
-  function configText(e) {
-    if (e.config !== null && e.config !== undefined) { return String(e.config); }
-    return [e.mechanism, "sens=" + e.sensitivity, "map=" + e.mapping].join(" \u00b7 ");
-  }
-  function cellsOf(e) {
-    var out = [];
-    arr(e.points).forEach(function (q) {
-      if (isObj(q)) { arr(q.cells).forEach(function (c) { if (isObj(c)) { out.push([q, c]); } }); }
-    });
-    return out;
-  }
-  function paretoCount(e) {
-    return arr(e.points).filter(function (q) { return isObj(q) && q.pareto === true; }).length;
-  }
-  var AUDIT_KEY = {"VIOLATION": 2, "PASS": 1, "not audited": 0};
-
-  // ------------------------------------------------------------------ columns
-  var COLS = [
-    {id: "board", label: "Board", key: function (e, i) { return BTEXT[i]; }},
-    {id: "rank", label: "Rank", key: function (e) { return num(e.rank); }},
-    {id: "score", label: "Score [95% CI]", key: function (e) { return num(e.score); }},
-    {id: "model", label: "Model", key: function (e) { return txt(e.model); }},
-    {id: "config", label: "Mechanism \u00b7 sens \u00b7 map", key: configText},
-    {id: "guarantee", label: "Guarantee", key: function (e) { return txt(e.guarantee); }},
-    {id: "audit", label: "Audit", key: function (e) {
-      var v = AUDIT_KEY[e.audit]; return v === undefined ? null : v; }},
-    {id: "epsilon", label: "\u03b5 (\u2605 Pareto)", key: function (e) { return paretoCount(e); }},
-    {id: "cells", label: "Cells", key: function (e) { return cellsOf(e).length; }}
-  ];
-  var COL = new Map(COLS.map(function (c) { return [c.id, c]; }));
-  var KEYS = new Map();  // column id -> precomputed keys (built on first sort)
-  function keysOf(id) {
-    if (!KEYS.has(id)) {
-      var c = COL.get(id);
-      KEYS.set(id, ENTRIES.map(function (e, i) {
-        var v = c.key(e, i); return v === undefined ? null : v;
-      }));
-    }
-    return KEYS.get(id);
-  }
-
-  // ------------------------------------------------------------------ row html
-  function rankCell(e) {
-    var r = num(e.rank), flag = txt(e.rank_flag) || "";
-    if (r === null) {
-      return '<td class="num rank" title="' + esc(flag ? "unranked: " + flag : "unranked") +
-        '">\u2014' + (flag ? ' <span class="why">(' + esc(flag) + ")</span>" : "") + "</td>";
-    }
-    var mark = "";
-    if (flag === "no interval") {
-      mark = '<span class="flag" title="no interval: ranked by the score alone">\u2020</span>';
-    } else if (flag === "audit violation") {
-      mark = '<span class="flag" title="audit violation: ranked after every entry that ' +
-        'passed or was not audited">\u26a0</span>';
-    } else if (flag) {
-      mark = '<span class="flag" title="' + esc(flag) + '">*</span>';
-    }
-    var ver = isObj(e.verification) ? txt(e.verification.status) : null;
-    if (ver === "verified") {
-      mark += '<span class="flag" title="verified: its recomputed cells are bit-exact">' +
-        "\u2713</span>";
-    } else if (ver === "unverified") {
-      mark += '<span class="flag" title="unverified: no recomputed cell could confirm it">?</span>';
-    }
-    return '<td class="num rank">' + r + mark + "</td>";
-  }
-  function scoreCell(e) {
-    if (num(e.score) === null) {
-      return '<td class="num" title="' + esc("no score" + (e.rank_flag ? ": " + e.rank_flag : "")) +
-        '">\u2014</td>';
-    }
-    var ci = Array.isArray(e.score_ci);
-    var n = num(e.score_seeds);
-    return '<td class="num"' + (ci ? "" : ' title="no interval"') + ">" +
-      esc(withCi(e.score, e.score_ci) + (n === null ? "" : " n=" + n)) + "</td>";
-  }
-  function auditCell(e) {
-    var a = txt(e.audit);
-    var cls = a === "VIOLATION" ? "audit-violation" : a === "PASS" ? "audit-pass" : "audit-none";
-    return '<td class="' + cls + '">' + esc(a === null ? "\u2014" : a) + "</td>";
-  }
-  function pointTitle(q) {
-    var s = "\u03b5=" + fmtEps(q.epsilon) + ": utility " + withCi(q.utility, q.utility_ci);
-    if (q.privacy_valid === false || num(q.privacy) === null) {
-      s += ", no valid privacy measurement";
-    } else {
-      s += ", privacy " + withCi(q.privacy, q.privacy_ci) +
-        (q.privacy_valid === true ? "" : " (validity unknown)");
-    }
-    if (q.adversary !== null && q.adversary !== undefined) { s += " (" + q.adversary + ")"; }
-    if (num(q.n_w) !== null) { s += ", N_w " + f3(q.n_w); }
-    if (q.pareto === true) { s += ", on the Pareto front"; }
-    return s;
-  }
-  function epsCell(e) {
-    var parts = arr(e.points).filter(isObj).map(function (q) {
-      var front = q.pareto === true;
-      return '<span class="eps' + (front ? " front" : "") + '" title="' + esc(pointTitle(q)) +
-        '">' + esc(fmtEps(q.epsilon)) + (front ? "\u2605" : "") + "</span>";
-    });
-    return "<td>" + parts.join("") + "</td>";
-  }
-  function provText(p) {
-    if (!isObj(p)) { return String(p); }
-    var s = sourceById.get(String(p.source));
-    var bits = [String(p.source) + (s && s.location !== undefined ? " (" + s.location + ")" : "")];
-    if (p.suite_version) { bits.push("suite " + p.suite_version); }
-    bits.push("commit " + (p.commit === null || p.commit === undefined ? "\u2014" : p.commit));
-    bits.push("machine " + (p.machine === null || p.machine === undefined ? "\u2014" : p.machine));
-    bits.push("date " + (p.date === null || p.date === undefined ? "\u2014" : p.date));
-    if (p.run_by !== null && p.run_by !== undefined) { bits.push("run by " + p.run_by); }
-    if (p.numeric) { bits.push("platform " + p.numeric); }
-    return bits.join(", ");
-  }
-  function cellsCell(e) {
-    var cs = cellsOf(e);
-    if (!cs.length) { return '<td class="num">0</td>'; }
-    var items = cs.map(function (qc) {
-      var q = qc[0], c = qc[1];
-      var links = [link(c.href, "files"), link(c.mlflow, "MLflow")].filter(Boolean)
-        .join(" \u00b7 ");
-      var prov = arr(c.provenance).map(provText).join("; ");
-      return "<li><code>" + esc(c.hash) + "</code> \u03b5=" + esc(fmtEps(q.epsilon)) +
-        (c.seed !== null && c.seed !== undefined ? " seed " + esc(c.seed) : "") +
-        (links ? ": " + links : ": no links") +
-        (prov ? '<br><span class="prov">' + esc(prov) + "</span>" : "") + "</li>";
-    });
-    return "<td><details><summary>cells (" + cs.length + ")</summary><ul>" + items.join("") +
-      "</ul></details></td>";
-  }
-  var ROWHTML = new Array(N);
-  function rowHtml(i) {
-    if (ROWHTML[i] === undefined) {
-      var e = ENTRIES[i];
-      ROWHTML[i] = '<tr data-i="' + i + '" data-id="' + esc(e.id) + '">' +
-        '<td class="wrap">' + esc(BTEXT[i]) + "</td>" + rankCell(e) + scoreCell(e) +
-        "<td>" + esc(txt(e.model) === null ? "\u2014" : e.model) + "</td>" +
-        "<td>" + esc(configText(e)) + "</td>" +
-        "<td>" + esc(txt(e.guarantee) === null ? "\u2014" : e.guarantee) + "</td>" +
-        auditCell(e) + epsCell(e) + cellsCell(e) + "</tr>";
-    }
-    return ROWHTML[i];
-  }
-
-  // ------------------------------------------------------------------ filters
-  var FILTERS = [
-    {id: "board", label: "Board", get: function (e) { return txt(e.board); }},
-    {id: "dataset", label: "Dataset", get: function (e) { return txt(e.dataset); }},
-    {id: "model", label: "Model", get: function (e) { return txt(e.model); }},
-    {id: "mechanism", label: "Mechanism", get: function (e) { return txt(e.mechanism); }},
-    {id: "sensitivity", label: "Sensitivity", get: function (e) { return txt(e.sensitivity); }},
-    {id: "mapping", label: "Mapping", get: function (e) { return txt(e.mapping); }},
-    {id: "suite_version", label: "Suite version",
-     get: function (e) { return txt(e.suite_version); }},
-    {id: "audit", label: "Audit", get: function (e) { return txt(e.audit); }}
-  ];
-  var collator = new Intl.Collator(undefined, {numeric: true});
-  var state = {filters: {}, sort: null, dir: "ascending", all: false, plots: PLOT_LIMIT};
-  var form = document.getElementById("filters");
-  FILTERS.forEach(function (f) {
-    f.values = ENTRIES.map(function (e) { return f.get(e); });
-    var counts = new Map();
-    f.values.forEach(function (v) { if (v !== null) { counts.set(v, (counts.get(v) || 0) + 1); } });
-    var vals = Array.from(counts.keys());
-    if (f.id === "board") {
-      vals.sort(function (a, b) {
-        var x = boardIdx.has(a) ? boardIdx.get(a) : 1e9;
-        var y = boardIdx.has(b) ? boardIdx.get(b) : 1e9;
-        return x - y || collator.compare(a, b);
-      });
-    } else { vals.sort(collator.compare); }
-    var label = document.createElement("label");
-    label.appendChild(document.createTextNode(f.label + " "));
-    var sel = document.createElement("select");
-    sel.name = f.id; sel.id = "filter-" + f.id;
-    sel.appendChild(new Option("all (" + ENTRIES.length + ")", ""));
-    vals.forEach(function (v) {
-      var b = f.id === "board" ? boardById.get(v) : null;
-      sel.appendChild(new Option((b ? boardText(b) : v) + " (" + counts.get(v) + ")", v));
-    });
-    f.select = sel; f.known = new Set(vals);
-    label.appendChild(sel); form.appendChild(label);
-  });
-
-  // ------------------------------------------------------------------ state
-  var q = new URLSearchParams(window.location.search);
-  FILTERS.forEach(function (f) {
-    var v = q.get(f.id);
-    if (v !== null && v !== "" && f.known.has(v)) { state.filters[f.id] = v; f.select.value = v; }
-  });
-  if (q.get("sort") && COL.has(q.get("sort"))) {
-    state.sort = q.get("sort");
-    state.dir = q.get("dir") === "desc" ? "descending" : "ascending";
-  }
-  state.all = q.get("all") === "1";
-  function writeQuery() {
-    var p = new URLSearchParams();
-    FILTERS.forEach(function (f) {
-      if (state.filters[f.id]) { p.set(f.id, state.filters[f.id]); }
-    });
-    if (state.sort) {
-      p.set("sort", state.sort);
-      if (state.dir === "descending") { p.set("dir", "desc"); }
-    }
-    if (state.all) { p.set("all", "1"); }
-    var s = p.toString();
-    try {
-      history.replaceState(null, "", s ? "?" + s : window.location.pathname);
-    } catch (err) { /* some file: URLs refuse it; the page works the same */ }
-  }
-
-  // ------------------------------------------------------------------ table
-  var table = document.getElementById("board");
-  var thead = table.tHead, tbody = table.tBodies[0];
-  var hr = document.createElement("tr");
-  COLS.forEach(function (c) {
-    var th = document.createElement("th");
-    th.setAttribute("data-col", c.id); th.setAttribute("scope", "col");
-    th.setAttribute("tabindex", "0");
-    th.textContent = c.label; hr.appendChild(th);
-  });
-  thead.appendChild(hr);
-  var moreBtn = document.getElementById("show-all");
-  var countP = document.getElementById("count");
-  var visible = [];  // entry indices passing the filters, in default order
-  var shown = [];    // visible, sorted
-  var byDefault = ENTRIES.map(function (e, i) { return i; })
-    .sort(function (a, b) { return ORD[a] - ORD[b]; });
-  function applyFilters() {
-    var act = FILTERS.filter(function (f) { return state.filters[f.id]; });
-    visible = byDefault.filter(function (i) {
-      for (var k = 0; k < act.length; k++) {
-        if (act[k].values[i] !== state.filters[act[k].id]) { return false; }
-      }
-      return true;
-    });
-  }
-  function applySort() {
-    shown = visible.slice();
-    if (!state.sort) { return; }
-    var keys = keysOf(state.sort), sign = state.dir === "descending" ? -1 : 1;
-    shown.sort(function (a, b) {
-      var x = keys[a], y = keys[b], c = 0;
-      if (x === null && y !== null) { return 1; }
-      if (y === null && x !== null) { return -1; }
-      if (x !== null && y !== null) {
-        c = typeof x === "number" && typeof y === "number" ? x - y
-          : collator.compare(String(x), String(y));
-      }
-      return c === 0 ? ORD[a] - ORD[b] : sign * c;
-    });
-  }
-  function renderTable() {
-    var n = state.all ? shown.length : Math.min(shown.length, ROW_LIMIT);
-    var parts = new Array(n);
-    for (var k = 0; k < n; k++) { parts[k] = rowHtml(shown[k]); }
-    tbody.innerHTML = parts.join("");
-    Array.prototype.forEach.call(hr.cells, function (th) {
-      if (th.getAttribute("data-col") === state.sort) { th.setAttribute("aria-sort", state.dir); }
-      else { th.removeAttribute("aria-sort"); }
-    });
-    table.setAttribute("data-sorted", state.sort ? state.sort + ":" + state.dir : "");
-    table.setAttribute("data-rows", String(shown.length));
-    table.setAttribute("data-shown", String(n));
-    countP.textContent = shown.length + " of " + N + " entries match the filters" +
-      (n < shown.length ? "; the first " + n + " are shown." : ".");
-    moreBtn.hidden = n >= shown.length;
-    moreBtn.textContent = "Show all " + shown.length + " rows";
-  }
-  function onHeader(ev) {
-    var th = ev.target.closest("th");
-    if (!th || (ev.type === "keydown" && ev.key !== "Enter" && ev.key !== " ")) { return; }
-    ev.preventDefault();
-    var id = th.getAttribute("data-col");
-    state.dir = state.sort === id && state.dir === "ascending" ? "descending" : "ascending";
-    state.sort = id;
-    applySort(); renderTable(); writeQuery();
-  }
-  thead.addEventListener("click", onHeader);
-  thead.addEventListener("keydown", onHeader);
-  moreBtn.addEventListener("click", function () { state.all = true; renderTable(); writeQuery(); });
-  form.addEventListener("change", function (ev) {
-    var f = FILTERS.find(function (x) { return x.select === ev.target; });
-    if (!f) { return; }
-    if (ev.target.value) { state.filters[f.id] = ev.target.value; }
-    else { delete state.filters[f.id]; }
-    state.plots = PLOT_LIMIT;
-    applyFilters(); applySort(); renderTable(); renderPlots(); writeQuery();
-  });
-
-  // ------------------------------------------------------------------ plots
-  var PAL = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
-             "#e377c2", "#7f7f7f", "#bcbd22"];
-  var W = 420, H = 320, ML = 44, MR = 12, MT = 10, MB = 36;
-  function sx(v) { return (ML + Math.min(1, Math.max(0, v)) * (W - ML - MR)).toFixed(1); }
-  function sy(v) { return (H - MB - Math.min(1, Math.max(0, v)) * (H - MT - MB)).toFixed(1); }
-  function plottable(q) {
-    return isObj(q) && q.privacy_valid !== false && num(q.privacy) !== null &&
-      num(q.utility) !== null;
-  }
-  function svgEl(name, attrs, inner) {  // attribute values escaped; inner is markup
-    var s = "<" + name;
-    Object.keys(attrs).forEach(function (k) { s += " " + k + '="' + esc(attrs[k]) + '"'; });
-    return s + ">" + (inner || "") + "</" + name + ">";
-  }
-  function line(cls, x1, x2, y1, y2) {
-    return svgEl("line", {"class": cls, x1: x1, x2: x2, y1: y1, y2: y2});
-  }
-  function axes() {
-    var s = "";
-    [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
-      s += line("grid", sx(t), sx(t), sy(0), sy(1)) + line("grid", sx(0), sx(1), sy(t), sy(t)) +
-        svgEl("text", {x: sx(t), y: H - MB + 13, "text-anchor": "middle"}, String(t)) +
-        svgEl("text", {x: ML - 5, y: +sy(t) + 3, "text-anchor": "end"}, String(t));
-    });
-    return s + line("ax", sx(0), sx(1), sy(0), sy(0)) + line("ax", sx(0), sx(0), sy(0), sy(1)) +
-      svgEl("text", {x: sx(0.5), y: H - 4, "text-anchor": "middle"}, "empirical privacy \u2192") +
-      svgEl("text", {transform: "translate(11," + sy(0.5) + ") rotate(-90)",
-                     "text-anchor": "middle"}, "utility \u2192");
-  }
-  var AXES = axes();
-  function plotHtml(bk, idx) {
-    var b = bk >= 0 ? BOARDS[bk] : null;
-    var lines = "", pts = "", npts = 0, skipped = 0;
-    idx.forEach(function (i, n) {
-      var e = ENTRIES[i], color = PAL[n % PAL.length];
-      var ps = arr(e.points).map(function (q, k) { return [q, k]; }).filter(function (qk) {
-        if (plottable(qk[0])) { return true; }
-        skipped++; return false;
-      });
-      ps.sort(function (a, c) { return epsVal(a[0].epsilon) - epsVal(c[0].epsilon); });
-      if (ps.length > 1) {
-        lines += svgEl("polyline", {"class": "ln", stroke: color, points: ps.map(function (qk) {
-          return sx(qk[0].privacy) + "," + sy(qk[0].utility); }).join(" ")});
-      }
-      ps.forEach(function (qk) {
-        var front = qk[0].pareto === true;
-        pts += svgEl("circle", {"class": front ? "pt pareto" : "pt", "data-i": i, "data-k": qk[1],
-                                cx: sx(qk[0].privacy), cy: sy(qk[0].utility),
-                                r: front ? 4.5 : 3.5, fill: color});
-        npts++;
-      });
-    });
-    var bases = "";
-    if (b) {
-      arr(b.baselines).forEach(function (base, k) {
-        if (!plottable(base)) { return; }
-        var x = +sx(base.privacy), y = +sy(base.utility);
-        bases += svgEl("rect", {"class": "base", "data-b": bk, "data-k": k, x: x - 4, y: y - 4,
-                                width: 8, height: 8, transform: "rotate(45 " + x + " " + y + ")"});
-      });
-    }
-    var title = b ? boardText(b) : "entries without a board";
-    var svg = svgEl("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H,
-                            "data-points": npts, role: "img",
-                            "aria-label": "privacy-utility scatter: " + title},
-                    AXES + lines + pts + bases);
-    var caption = title + " \u2014 " + idx.length + " entr" + (idx.length === 1 ? "y" : "ies") +
-      ", " + npts + " point" + (npts === 1 ? "" : "s") +
-      (skipped ? "; " + skipped + " without a valid privacy measurement not plotted" : "") +
-      "; \u25c6 unprivatized baseline, ringed: Pareto front";
-    return '<figure class="plot" data-board="' + esc(b ? b.id : "") + '">' + svg +
-      "<figcaption>" + esc(caption) + "</figcaption></figure>";
-  }
-  var plots = document.getElementById("plots"), plotNote = document.getElementById("plot-note");
-  var plotMore = document.getElementById("more-plots");
-  function renderPlots() {
-    var groups = new Map();
-    visible.forEach(function (i) {
-      var k = BIDX[i];
-      if (!groups.has(k)) { groups.set(k, []); }
-      groups.get(k).push(i);
-    });
-    var keys = Array.from(groups.keys())
-      .sort(function (a, b) { return (a < 0) - (b < 0) || a - b; });
-    var take = keys.slice(0, state.plots);
-    plots.innerHTML = take.map(function (k) { return plotHtml(k, groups.get(k)); }).join("");
-    plots.setAttribute("data-plots", String(take.length));
-    plotNote.textContent = keys.length === 0 ? "No entry matches the filters." :
-      "Plots of " + take.length + " of the " + keys.length + " boards with matching entries" +
-      (take.length < keys.length ? " (choose a board in the Board filter, or draw more)." : ".");
-    plotMore.hidden = take.length >= keys.length;
-  }
-  plotMore.addEventListener("click", function () { state.plots += PLOT_LIMIT; renderPlots(); });
-  var tip = document.getElementById("tip");
-  function tipLines(t) {
-    var k = +t.getAttribute("data-k");
-    if (t.classList.contains("base")) {
-      var b = BOARDS[+t.getAttribute("data-b")], base = arr(b.baselines)[k];
-      return ["unprivatized baseline: " + base.model, boardText(b),
-              "utility " + withCi(base.utility, base.utility_ci),
-              "privacy " + withCi(base.privacy, base.privacy_ci) +
-              (base.adversary ? " (adversary " + base.adversary + ")" : "")];
-    }
-    var e = ENTRIES[+t.getAttribute("data-i")], q = arr(e.points)[k];
-    return [e.model + " \u00b7 " + configText(e), BTEXT[+t.getAttribute("data-i")],
-            "\u03b5 = " + fmtEps(q.epsilon),
-            "utility " + withCi(q.utility, q.utility_ci),
-            "privacy " + withCi(q.privacy, q.privacy_ci) +
-              (q.privacy_valid === true ? "" : " (validity unknown)"),
-            "adversary " + (txt(q.adversary) === null ? "\u2014" : q.adversary),
-            q.pareto === true ? "on the Pareto front \u2605" : "not on the Pareto front",
-            "score " + withCi(e.score, e.score_ci) + ", rank " +
-              (num(e.rank) === null ? "\u2014" : e.rank) +
-              (e.rank_flag ? " (" + e.rank_flag + ")" : "")];
-  }
-  plots.addEventListener("mouseover", function (ev) {
-    var t = ev.target;
-    if (!t.classList || !(t.classList.contains("pt") || t.classList.contains("base"))) { return; }
-    tip.textContent = tipLines(t).join("\n");
-    tip.hidden = false;
-    tip.style.left = Math.min(ev.clientX + 12, window.innerWidth - 300) + "px";
-    tip.style.top = (ev.clientY + 12) + "px";
-  });
-  plots.addEventListener("mouseout", function (ev) {
-    var t = ev.target;
-    if (t.classList && (t.classList.contains("pt") || t.classList.contains("base"))) {
-      tip.hidden = true;
-    }
-  });
-
-  // ------------------------------------------------------------------ first render
-  applyFilters(); applySort();
-  var T_T = performance.now(); renderTable(); T_T = performance.now() - T_T;
-  var T_P = performance.now(); renderPlots(); T_P = performance.now() - T_P;
-  body.setAttribute("data-parse-ms", (T_PARSE - T0).toFixed(1));
-  body.setAttribute("data-table-ms", T_T.toFixed(1));
-  body.setAttribute("data-plot-ms", T_P.toFixed(1));
-  body.setAttribute("data-rendered-ms", performance.now().toFixed(1));
-  window.benchLeaderboard = {state: state, entries: ENTRIES};
-})();
-"""
+STATIC = "static"
+"""The folder of this package that holds the page's script and style (package data)."""
 
 
-def render_page(board: Mapping[str, Any]) -> str:
+@functools.lru_cache(maxsize=None)
+def static_text(name: str) -> str:
+    """A file of the page's package data (``static/leaderboard.js``, ``static/leaderboard.css``),
+    read with :mod:`importlib.resources`, so it works from a wheel as from a checkout.
+
+    Raises:
+        RuntimeError: the file could close its ``<script>`` / ``<style>`` element early.
+    """
+    text = resources.files("bench.leaderboard").joinpath(STATIC, name).read_text(
+        encoding="utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():
+        raise RuntimeError(f"{STATIC}/{name} must not contain </script or </style")
+    return text
+
+
+def render_page(board: Mapping[str, Any], title: str | None = None) -> str:
     """The leaderboard page for a parsed ``leaderboard.json`` (one self-contained HTML string).
 
     Args:
         board: the parsed leaderboard (``docs/leaderboard.md``, schema version 1). A
             different ``schema`` / ``schema_version`` is rendered with a warning line; keys
             the page does not know are ignored (and embedded like the rest).
+        title: the page's title and heading (default ``Leaderboard``; escaped).
 
     Returns:
         The HTML text (UTF-8; no network access, no external files).
@@ -812,27 +337,30 @@ def render_page(board: Mapping[str, Any]) -> str:
         logger.warning("leaderboard data is %r version %r; the page was written for %s "
                        "version %d", board.get("schema"), board.get("schema_version"),
                        SCHEMA, SCHEMA_VERSION)
-    js = _JS.replace("__ROW_LIMIT__", str(ROW_LIMIT)).replace("__PLOT_LIMIT__", str(PLOT_LIMIT))
+    heading = _esc(title or "Leaderboard")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>Leaderboard</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        "<h1>Leaderboard</h1>\n" + _header(board) + "\n"
+        f"<title>{heading}</title>\n<style>\n{static_text('leaderboard.css')}</style>\n"
+        f'</head>\n<body data-row-limit="{int(ROW_LIMIT)}" data-plot-limit="{int(PLOT_LIMIT)}">\n'
+        f"<h1>{heading}</h1>\n" + _header(board) + "\n"
         f'<p class="note">{_NOTE}</p>\n'
         '<p id="error" class="warn" hidden></p>\n'
         '<form id="filters"></form>\n'
         '<p id="count"></p>\n'
         '<table id="board"><thead></thead><tbody></tbody></table>\n'
         '<p><button type="button" id="show-all" hidden>Show all rows</button></p>\n'
+        '<h2>Unprivatized baselines</h2>\n<ul id="baselines"></ul>\n'
         "<h2>Privacy–utility</h2>\n"
         '<p class="note" id="plot-note"></p>\n<div id="plots"></div>\n'
         '<p><button type="button" id="more-plots" hidden>Draw more boards</button></p>\n'
         '<div id="tip" role="tooltip" hidden></div>\n'
         '<script type="application/json" id="leaderboard-data">' + embed_json(board)
         + "</script>\n"
-        f"<script>{js}</script>\n</body>\n</html>\n")
+        f"<script>\n{static_text('leaderboard.js')}</script>\n</body>\n</html>\n")
 
 
-__all__ = ["PLOT_LIMIT", "ROW_LIMIT", "SCHEMA", "SCHEMA_VERSION", "embed_json", "render_page"]
+__all__ = ["PLOT_LIMIT", "ROW_LIMIT", "SCHEMA", "SCHEMA_VERSION", "STATIC", "embed_json",
+           "render_page", "static_text"]

@@ -23,13 +23,17 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
-from bench.results.record import scan, validate
+from bench.results.record import check_values, scan, validate
+
+if TYPE_CHECKING:
+    from bench.report.results import CellRecord
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +111,30 @@ def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
+def cells_source(records: Iterable[CellRecord], sid: str, location: str, *,
+                 problems: Sequence[str] = (), where: str = "",
+                 href: Callable[[CellRecord], str | None] = lambda rec: rec.folder.as_uri(),
+                 ) -> Source:
+    """A folder :class:`Source` of cells already read with the report's reader.
+
+    Each cell is checked the same way for every caller: its spec must name its own hash, and
+    its values must pass the record's schema (:func:`bench.results.record.check_values`); a
+    cell that fails is left out with one problem line
+    (``where`` + the cell + why). ``problems``: lines from the reading itself.
+    ``href(cell)``: the link to the cell's files (None: no link).
+    """
+    src = Source(sid, "folder", location, problems=list(problems))
+    for rec in records:
+        why = check_values(rec)  # the record's schema, and its spec naming its own hash
+        if why:
+            src.problems.append(f"{where}{layout.CELLS}/{rec.hash}: {why}; left out")
+            continue
+        src.cells.append(SourceCell(
+            rec.hash, dict(rec.spec), dict(rec.metrics), sid,
+            provenance_record(rec.provenance, rec.suite_version), href=href(rec)))
+    return src
+
+
 def read_folder(path: str | Path, sid: str) -> Source:
     """The sound cells of a results folder (the one holding ``cells/``)."""
 
@@ -121,15 +149,12 @@ def read_folder(path: str | Path, sid: str) -> Source:
     except OSError as e:
         raise LeaderboardError(f"{path}: cannot read cells/ ({e.strerror or e})") from None
     folder = folder.resolve()
-    src = Source(sid, "folder", str(folder))
     found = scan(folder)
-    src.problems += [f"{sid} ({folder}): {w}" for w in found.warnings]
-    src.problems += [f"{sid} ({folder}): {layout.CELLS}/{h}: {why}; left out"
-                     for h, why in found.refused]
-    for rec in found.cells:
-        src.cells.append(SourceCell(
-            rec.hash, dict(rec.spec), dict(rec.metrics), sid,
-            provenance_record(rec.provenance, rec.suite_version), href=rec.folder.as_uri()))
+    where = f"{sid} ({folder}): "
+    src = cells_source(found.cells, sid, str(folder), where=where,
+                       problems=[f"{where}{w}" for w in found.warnings]
+                       + [f"{where}{layout.CELLS}/{h}: {why}; left out"
+                          for h, why in found.refused])
     if (folder / "audit").is_dir():
         src.audit_folders.append(folder / "audit")
     return src

@@ -140,6 +140,18 @@ def _cells(rng: random.Random, eps: float, hostile: bool) -> list[dict[str, Any]
     return cells
 
 
+def _mia(idx: int, eps: float) -> dict[str, Any] | None:
+    """A membership-inference AUC for every third entry (every ninth not valid); no random
+    draw, so the other values stay those of the generator's stream."""
+    if idx % 3:
+        return None
+    if idx % 9 == 0:
+        return {"auc": None, "auc_ci": None, "attack": "loss_threshold", "valid": False}
+    auc = round(0.5 + 0.3 * (1 - math.exp(-0.1 * eps)), 4)
+    return {"auc": auc, "auc_ci": [round(auc - 0.04, 4), round(auc + 0.04, 4)],
+            "attack": "loss_threshold", "valid": True}
+
+
 def _entry(rng: random.Random, idx: int, board_id: str, board_key: tuple, cfg: tuple,
            base: dict[str, Any]) -> dict[str, Any]:
     model, mech, guarantee, sens, mapping, params = cfg
@@ -159,8 +171,12 @@ def _entry(rng: random.Random, idx: int, board_id: str, board_key: tuple, cfg: t
                        "privacy_ci": _ci(rng, p) if valid and not no_interval else None,
                        "privacy_valid": valid, "adversary": rng.choice(_ADVERSARIES),
                        "n_w": round(1 - math.exp(-0.2 * eps), 4), "pareto": False,
+                       "mia": _mia(idx, eps), "audit": None,
                        "cells": _cells(rng, eps, hostile=idx == 3)})
     audit = rng.choices(["PASS", "VIOLATION", "not audited"], [0.5, 0.06, 0.44])[0]
+    for k, q in enumerate(points):  # a violation at the largest ε, the others passed
+        q["audit"] = ("VIOLATION" if k == len(points) - 1 else "PASS") \
+            if audit == "VIOLATION" else audit
     score = score_ci = None
     if valid:
         b = (p_b, u_b)
@@ -240,6 +256,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
             baselines[m] = {"model": m, "utility": round(rng.uniform(0.7, 0.92), 4),
                             "privacy": round(rng.uniform(0.0, 0.15), 4),
                             "privacy_valid": valid, "adversary": rng.choice(_ADVERSARIES),
+                            "mia": None,
                             "cells": [_hex(rng, 16) for _ in range(rng.randint(1, 3))]}
         mine = []
         for cfg in cfgs:
@@ -261,6 +278,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
     return {
         "schema": "bench-leaderboard", "schema_version": 1, "generated": _GENERATED,
         "generated_by": "bench 0.3.0 (synthetic)", "allow_mixed_versions": False,
+        "privacy_adversary": "headline",
         "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95", "resamples": 1000},
         "sources": [{"id": s, "kind": k, "location": loc, "cells": counts[s],
                      "left_out": 1 if s == "s2" else 0} for s, k, loc in _SOURCES],

@@ -4,7 +4,7 @@ Layout of the output folder::
 
     index.md                 summary: cells, groups, warnings, failed cells, list of files
     metrics.json             headline numbers per configuration (``dvc metrics show``)
-    leaderboard.html         self-contained, sortable leaderboard (audit column: see below)
+    leaderboard.html         the leaderboard of these cells (bench.leaderboard.grid)
     tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, guarantees
     curves.csv               the plotted points, tidy (``dvc plots show``)
     plots/curves_<dataset>_<model>.png
@@ -16,7 +16,8 @@ holding anything but those entries is never replaced.
 Audit status: the ``bench audit`` records under ``<results>/audit`` (or ``audit=DIR``) are
 matched to the privatized configurations (:mod:`bench.report.audits`) and shown in the
 leaderboard's Audit column, a "Privacy audit" table in ``index.md`` and ``metrics.json``.
-Without that folder the report has no audit column (and is unchanged).
+Without that folder ``index.md`` and ``metrics.json`` have no audit section or fields (and are
+unchanged); the leaderboard shows every entry "not audited".
 
 Privacy: by default the headline, ``1 − max adversary macro-F1`` (the strongest attack, named
 in the tables' Adversary column and the leaderboard); ``adversary="model"`` (the cell's own
@@ -437,7 +438,7 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
     plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
     title = f"{rs.grid} report" if rs.grid else "bench report"
     (tmp / "leaderboard.html").write_text(
-        render_leaderboard(groups, rs.grid or "", warnings, audits, adversary),
+        render_leaderboard(rs, adversary=adversary, audits=audits),
         encoding="utf-8", newline="\n")
     (tmp / REPORT_METRICS).write_text(
         json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,

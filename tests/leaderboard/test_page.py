@@ -190,7 +190,7 @@ _ENTRY_KEYS = {"id", "board", "dataset", "model", "mechanism", "sensitivity", "m
                "config", "suite_version", "guarantee", "audit", "score", "score_ci", "rank",
                "rank_flag", "points"}
 _POINT_KEYS = {"epsilon", "utility", "utility_ci", "privacy", "privacy_ci", "privacy_valid",
-               "adversary", "n_w", "pareto", "cells"}
+               "adversary", "n_w", "pareto", "mia", "audit", "cells"}
 _PROV_KEYS = {"source", "suite_version", "commit", "machine", "date", "run_by"}
 
 
@@ -227,6 +227,8 @@ def test_synthetic_is_schema_valid() -> None:
             assert e["rank"] is None and e["rank_flag"] == "invalid privacy"
         else:
             assert 0 <= e["score"] <= 1
+        assert (e["audit"] == "VIOLATION") == any(q["audit"] == "VIOLATION"
+                                                  for q in e["points"])
         for q in e["points"]:
             assert set(q) == _POINT_KEYS and 1 <= len(q["cells"]) <= 3
             for c in q["cells"]:
@@ -276,6 +278,14 @@ def test_table_renders_every_row_and_records_render_time(small_board, tmp_path, 
     assert f"files: {HOSTILE_HREF}" in doc.one("table", id="board").text  # shown as text
     n_cells = cell_texts(doc, "cells")
     assert n_cells[0].startswith(f"cells ({sum(len(q['cells']) for q in e0['points'])})")
+    # each ε with its means: utility, privacy where valid, N_w, MIA where measured
+    eps = cell_texts(doc, "epsilon")
+    assert all("U 0." in t or "U 1." in t for t in eps) and any("N_w 0." in t for t in eps)
+    assert any("MIA no valid" in t for t in eps) and any("MIA 0." in t for t in eps)
+    assert any("P no valid" in t for t in eps)
+    base = doc.one("ul", id="baselines")
+    assert base.attrs["data-count"] == str(sum(len(b["baselines"])
+                                               for b in small_board["boards"]))
 
 
 def test_sorting_by_query_string(small_board, tmp_path, dump_dom) -> None:

@@ -17,7 +17,6 @@ import pytest
 from bench.report import ReportError, build_report, cli_report, group_cells, load_results
 from bench.report.privacy import (
     NO_VALID,
-    NO_VALID_MIA,
     group_privacy,
     select_privacy,
 )
@@ -47,15 +46,22 @@ LEXICAL_ROWS = """\
 """
 
 
-def _rows(page: str) -> dict[str, dict[str, str]]:
-    """Leaderboard: mechanism -> {column id: cell inner HTML}."""
-    head = re.findall(r'<th data-col="([^"]+)"', page)
-    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    out = {}
-    for tr in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL):
-        tds = re.findall(r"<td[^>]*>(.*?)</td>", tr)
-        out[tds[head.index("mechanism")]] = dict(zip(head, tds))
-    return out
+def _doc(page: str) -> dict:
+    """The ``leaderboard.json`` document the leaderboard page embeds."""
+    m = re.search(r'id="leaderboard-data">(.*?)</script>', page, re.DOTALL)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+def _entries(page: str) -> dict[str, dict]:
+    """The mvl entry per private attribute (its board's): attribute -> entry."""
+    doc = _doc(page)
+    attr = {b["id"]: b["private_attribute"] for b in doc["boards"]}
+    return {attr[e["board"]]: e for e in doc["entries"] if e["mechanism"] == "mvl"}
+
+
+def _points(entry: dict) -> dict[float, dict]:
+    return {p["epsilon"]: p for p in entry["points"]}
 
 
 def test_headline_tradeoff_invalid_privacy_has_no_delta(adv_results: Path,
@@ -106,18 +112,30 @@ def test_leaderboard_shows_winner_invalid_privacy_and_mia(adv_results: Path,
                                                           tmp_path: Path) -> None:
     build_report(adv_results, tmp_path / "r")
     page = (tmp_path / "r" / "leaderboard.html").read_text()
-    rows = _rows(page)
-    mvl, base = rows["mvl"], rows["none"]
-    assert mvl["privacy_age_eps10"] == '0.500 ± 0.635 <span class="adv">(lexical)</span>'
-    assert mvl["privacy_gender_eps10"] == NO_VALID
-    assert base["privacy_gender_epsinf"] == NO_VALID  # the baseline's own check
-    assert mvl["mia_auc_eps10"] == NO_VALID_MIA
-    assert mvl["mia_auc_eps1"].startswith("0.550 ± 0.127")  # t interval over 2 seeds
-    assert 'title="seed 0: [0.510, 0.610]; seed 1: [0.490, 0.590]"' in page
-    assert 'title="adversary macro-F1: informed 0.450, lexical 0.500, lstm 0.310"' in page
-    assert re.search(r'<td class="num invalid" data-v=""[^>]*>no valid privacy', page)
+    doc = _doc(page)
+    assert doc["privacy_adversary"] == "headline"
+    assert "Privacy: 1 − macro-F1 of the strongest adversary" in page
+    entries = _entries(page)
+    age, gender = _points(entries["age"]), _points(entries["gender"])
+    # t interval over 2 seeds: 0.5 ± 0.635, read from the winner (lexical)
+    assert (age[10.0]["privacy"], age[10.0]["adversary"]) == (0.5, "lexical")
+    assert [round(x, 3) for x in age[10.0]["privacy_ci"]] == [-0.135, 1.135]
+    assert age[1.0]["adversary"] == "informed 1/2, lexical 1/2"
+    # gender: no adversary beats chance on the baseline -> no privacy, no score, no rank
+    assert gender[10.0]["privacy_valid"] is False and gender[10.0]["privacy"] is None
+    (gender_board,) = [b for b in doc["boards"] if b["private_attribute"] == "gender"]
+    assert gender_board["baselines"][0]["privacy_valid"] is False  # the baseline's own check
+    assert (entries["gender"]["rank"], entries["gender"]["rank_flag"]) == (None,
+                                                                           "invalid privacy")
+    assert entries["age"]["rank"] == 1 and entries["age"]["score"] is not None
+    mia1, mia10 = age[1.0]["mia"], age[10.0]["mia"]
+    assert mia10["valid"] is False and mia10["auc"] is None  # "no valid MIA"
+    assert (mia1["valid"], mia1["attack"], round(mia1["auc"], 3)) == (True, "loss_threshold",
+                                                                      0.55)
+    assert round(mia1["auc_ci"][1] - mia1["auc"], 3) == 0.127  # t interval over 2 seeds
     # invalid privacy takes no part in the Pareto front; age decides it
-    assert mvl["pareto"] == "★ ε=1, ε=10"
+    assert [p["pareto"] for p in entries["age"]["points"]] == [True, True]
+    assert not any(p["pareto"] for p in entries["gender"]["points"])
 
 
 def test_mia_ci_shown_for_one_seed(adv_results: Path, tmp_path: Path) -> None:
@@ -125,10 +143,12 @@ def test_mia_ci_shown_for_one_seed(adv_results: Path, tmp_path: Path) -> None:
         if json.loads((p / "spec.json").read_text())["seed"] == 1:
             shutil.rmtree(p)
     build_report(adv_results, tmp_path / "r")
-    rows = _rows((tmp_path / "r" / "leaderboard.html").read_text())
-    assert rows["mvl"]["mia_auc_eps1"] == \
-        '0.560 [0.510, 0.610] <span class="adv">(loss_threshold)</span>'
-    assert rows["none"]["mia_auc_epsinf"].startswith("0.600 [0.550, 0.650]")
+    page = (tmp_path / "r" / "leaderboard.html").read_text()
+    mia = _points(_entries(page)["age"])[1.0]["mia"]
+    assert mia == {"auc": 0.56, "auc_ci": [0.51, 0.61], "attack": "loss_threshold",
+                   "valid": True}  # one seed: the cell's own bootstrap interval
+    base = _doc(page)["boards"][0]["baselines"][0]["mia"]
+    assert (base["auc"], base["auc_ci"]) == (0.6, [0.55, 0.65])
 
 
 def test_curves_leave_out_invalid_privacy(adv_results: Path, tmp_path: Path) -> None:
@@ -169,7 +189,10 @@ def test_adversary_option_own_model_judges_validity_for_that_adversary(
     index = (tmp_path / "r" / "index.md").read_text()
     assert "adversary lstm reaches macro-F1 0.300 on the unprivatized text" in index
     page = (tmp_path / "r" / "leaderboard.html").read_text()
-    assert _rows(page)["mvl"]["privacy_age_eps1"] == NO_VALID
+    assert _doc(page)["privacy_adversary"] == "model"
+    assert "Privacy: 1 − macro-F1 of the cell&#x27;s own model as the adversary" in page
+    age = _entries(page)["age"]
+    assert _points(age)[1.0]["privacy_valid"] is False and age["rank_flag"] == "invalid privacy"
     assert "lstm" in cli_report(adv_results, tmp_path / "r2", adversary="lstm")
 
 

@@ -19,17 +19,17 @@ TEM_10 = "tem__eps=10__sens=none__beta=0.001"
 CONFIG = "bbc(suite=0.1.0) | lstm | {} | sens={} | map={} | eps={} | suite=0.1.0"
 
 
-def _audit_cells(page: str) -> dict[tuple[str, str, str], str]:
-    """(dataset, mechanism, sensitivity) -> the leaderboard's audit cell (inner HTML)."""
-    head = re.findall(r'<th data-col="([^"]+)"', page)
-    col = head.index("audit")
-    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    out = {}
-    for tr in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL):
-        tds = re.findall(r"<td[^>]*>(.*?)</td>", tr)
-        tags = re.findall(r"<td[^>]*>", tr)
-        out[(tds[0], tds[2], tds[3])] = tags[col] + tds[col]
-    return out
+def _doc(page: str) -> dict:
+    """The ``leaderboard.json`` document the leaderboard page embeds."""
+    m = re.search(r'id="leaderboard-data">(.*?)</script>', page, re.DOTALL)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+def _audits(page: str) -> dict[tuple[str, str, str], tuple[str, list[str]]]:
+    """(dataset, mechanism, sensitivity) -> the entry's audit status and each ε's."""
+    return {(e["dataset"], e["mechanism"], e["sensitivity"]):
+            (e["audit"], [q["audit"] for q in e["points"]]) for e in _doc(page)["entries"]}
 
 
 def test_format_is_the_auditors() -> None:
@@ -76,21 +76,16 @@ def test_leaderboard_shows_pass_violation_not_audited(audited_results: Path,
     assert "audit: 3 record(s); 2 privatized configuration(s) audited, 4 not audited" in text
     assert "AUDIT VIOLATION in 1 configuration(s)" in text
     page = (tmp_path / "r" / "leaderboard.html").read_text()
-    cells = _audit_cells(page)
-    mvl = cells[("bbc(suite=0.1.0)", "mvl", "none")]
-    assert 'data-v="1"' in mvl and "PASS ε=1</span>" in mvl
-    assert "not audited ε=10" in mvl  # the same row's other ε has no record
-    assert "2,000 draws per word" in mvl and "confidence 0.95" in mvl  # the tooltip
-    assert f"key {MVL_1}" in mvl
-    tem = cells[("bbc(suite=0.1.0)", "tem", "none")]
-    assert tem.startswith('<td class="audit audit-violation" data-v="2">')
-    assert '<span class="audit-violation"' in tem
-    assert "⚠ VIOLATION ε=10 (max excess +0.481)" in tem and "4,000 draws per word" in tem
-    assert "not audited ε=1<" in tem
-    assert cells[("bbc(suite=0.1.0)", "mvl", "unit_norm")].endswith("not audited ε=10</span>")
-    assert "not audited ε=10" in cells[("bbc(suite=0.0.9)", "mvl", "none")]
-    assert cells[("bbc(suite=0.1.0)", "none", "none")] == '<td class="audit" data-v="">—'
-    assert re.search(r'<p class="violation">⚠ Privacy audit VIOLATION: [^<]*tem ε=10', page)
+    audits = _audits(page)
+    # mvl passed at ε=1, its ε=10 has no record: the entry is not audited as a whole
+    assert audits[("bbc(suite=0.1.0)", "mvl", "none")] == ("not audited", ["PASS", "not audited"])
+    assert audits[("bbc(suite=0.1.0)", "tem", "none")] == ("VIOLATION", ["not audited",
+                                                                        "VIOLATION"])
+    assert audits[("bbc(suite=0.1.0)", "mvl", "unit_norm")] == ("not audited", ["not audited"])
+    assert audits[("bbc(suite=0.0.9)", "mvl", "none")] == ("not audited", ["not audited"])
+    assert len(audits) == 4  # the baseline is no entry (nothing to audit)
+    assert re.search(r'<p class="violation">⚠ Privacy audit VIOLATION: [^<]*tem · sens=none · '
+                     r"map=none at ε=10", page)
 
 
 def test_index_and_metrics_show_audit_status(audited_results: Path, tmp_path: Path) -> None:
@@ -124,7 +119,9 @@ def test_index_and_metrics_show_audit_status(audited_results: Path, tmp_path: Pa
 def test_no_audit_folder_no_column(report) -> None:
     summary, out = report
     assert summary.audit is None and "  audit:" not in summary.text()
-    assert 'data-col="audit"' not in (out / "leaderboard.html").read_text()
+    page = (out / "leaderboard.html").read_text()
+    assert {a for a, _each in _audits(page).values()} == {"not audited"}
+    assert 'class="violation"' not in page
     assert "Privacy audit" not in (out / "index.md").read_text()
     metrics = json.loads((out / "metrics.json").read_text())
     assert "audit" not in metrics
@@ -155,9 +152,8 @@ def test_malformed_record_is_a_warning(results: Path, tmp_path: Path, name: str,
     assert name in (tmp_path / "r" / "index.md").read_text()
     assert summary.audit == {"records": 0, "audited": 0, "violations": 0, "not_audited": 6}
     page = (tmp_path / "r" / "leaderboard.html").read_text()
-    assert 'data-col="audit"' in page  # the folder exists: every configuration not audited
-    body = page.split("<tbody>")[1]
-    assert "audit-pass" not in body and "audit-violation" not in body
+    assert {a for a, _each in _audits(page).values()} == {"not audited"}
+    assert warning in _doc(page)["problems"]  # shown in the page's problem list
 
 
 def test_dot_files_and_duplicates(audited_results: Path) -> None:

@@ -52,19 +52,34 @@ def _with_hostile_cell(results: Path) -> None:
     dst = results / "cells" / "eeeeeeeeeeeeeeee"
     shutil.copytree(src, dst)
     spec = json.loads((dst / "spec.json").read_text())
+    spec["hash"] = dst.name  # a cell names its own hash (or the leaderboard leaves it out)
     spec["mechanism"]["name"] = HOSTILE
     spec["dataset"]["config"] = {"note": "</td><b>x</b>"}
     (dst / "spec.json").write_text(json.dumps(spec))
 
 
+def page_data(page: str) -> dict:
+    """The ``leaderboard.json`` document a page embeds."""
+    m = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', page,
+                  re.DOTALL)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
 def test_leaderboard_escapes_in_python(results: Path) -> None:
     _with_hostile_cell(results)
-    groups, _ = group_cells(load_results(results).cells)
-    page = render_leaderboard(groups, "<i>grid</i>", ["<b>warn</b>"])
-    assert page.count("<script") == 1  # only the page's own script
-    assert "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;" in page
+    rs = load_results(results)
+    rs.grid = "<i>grid</i>"
+    rs.warnings.append("<b>warn</b>")
+    page = render_leaderboard(rs)
+    assert page.count("<script") == 2  # the data block and the page's own script
+    assert "<title>&lt;i&gt;grid&lt;/i&gt; leaderboard</title>" in page
+    assert "<li>&lt;b&gt;warn&lt;/b&gt;</li>" in page  # a problem line of the header
     assert "<img" not in page and "<b>" not in page and "<i>" not in page
     assert "http://" not in page and "https://" not in page and "<link" not in page
+    data = page_data(page)  # the hostile name travels as data, escaped in the JSON
+    assert HOSTILE in {e["mechanism"] for e in data["entries"]}
+    assert "\\u003cscript>document.title" in page
 
 
 def _dump_dom(url: str, tmp_path: Path) -> str:
@@ -78,34 +93,43 @@ def _dump_dom(url: str, tmp_path: Path) -> str:
     return res.stdout
 
 
+def _header(dom: str) -> list[str]:
+    return re.findall(r'<th data-col="([^"]+)"', dom)
+
+
 def _rows(dom: str) -> list[list[str]]:
-    body = dom.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr[^>]*>(.*?)</tr>",
-                                                                        body, re.DOTALL)]
+    """The rendered table rows: each cell's inner HTML (the cells list cut to its summary)."""
+    body = dom.split('<table id="board"', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", tr, re.DOTALL)
+            for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.DOTALL)]
 
 
 @needs_chromium
 def test_leaderboard_renders_and_sorts_in_chromium(report, tmp_path: Path) -> None:
     _summary, out = report
     page = (out / "leaderboard.html").resolve()
+    data = page_data(page.read_text())
     dom = _dump_dom(page.as_uri(), tmp_path)
-    assert '<table id="leaderboard">' in dom  # rendered, unsorted by default
+    assert 'data-rendered-ms="' in dom and 'data-error="1"' not in dom
+    assert "<title>Leaderboard</title>" in dom  # no grid given
     rows = _rows(dom)
-    assert len(rows) == 5  # baseline, mvl, tem, mvl unit_norm, mvl of suite 0.0.9
-    header = re.findall(r'<th data-col="([^"]+)"', dom)
-    col = header.index("utility_eps10")
-    dom = _dump_dom(page.as_uri() + "?sort=utility_eps10&dir=desc", tmp_path)
-    assert 'data-sorted="utility_eps10:descending"' in dom
-    assert 'aria-sort="descending"' in dom
-    vals = [r[col] for r in _rows(dom)]
-    nums = [float(v.split(" ")[0]) for v in vals if v != "—"]
-    assert nums == sorted(nums, reverse=True) and len(nums) == 4
-    assert vals[len(nums):] == ["—"] * (len(vals) - len(nums))  # missing values last
-    dom = _dump_dom(page.as_uri() + "?sort=mechanism", tmp_path)
-    mech = header.index("mechanism")
-    names = [r[mech] for r in _rows(dom)]
-    assert names == sorted(names)
-    assert 'data-sorted="mechanism:ascending"' in dom
+    assert len(rows) == len(data["entries"]) == 4  # mvl, mvl unit_norm, tem; mvl of 0.0.9
+    assert 'data-sorted=""' in dom  # board by board in rank order by default
+    header = _header(dom)
+    assert header == ["board", "rank", "score", "model", "config", "guarantee", "audit",
+                      "epsilon", "cells"]
+    config = header.index("config")
+    dom = _dump_dom(page.as_uri() + "?sort=config&dir=desc", tmp_path)
+    assert 'data-sorted="config:descending"' in dom and 'aria-sort="descending"' in dom
+    names = [r[config] for r in _rows(dom)]
+    assert names == sorted(names, reverse=True) and names[0].startswith("tem")
+    dom = _dump_dom(page.as_uri() + "?sort=board", tmp_path)
+    boards = [r[header.index("board")] for r in _rows(dom)]
+    assert boards == sorted(boards) and "suite=0.0.9" in boards[0]
+    # unranked entries say why; the privacy-utility scatter is drawn per board
+    ranks = [r[header.index("rank")] for r in _rows(dom)]
+    assert "no baseline" in ranks[0] and all("privacy validity unknown" in r for r in ranks[1:])
+    assert dom.count("<svg") == 2 and dom.count('class="base"') == 1
 
 
 @needs_chromium
@@ -113,14 +137,13 @@ def test_leaderboard_hostile_name_escaped_in_chromium(results: Path, tmp_path: P
     _with_hostile_cell(results)
     out = tmp_path / "report"
     build_report(results, out)
-    dom = _dump_dom((out / "leaderboard.html").resolve().as_uri() + "?sort=mechanism",
+    dom = _dump_dom((out / "leaderboard.html").resolve().as_uri() + "?sort=config",
                     tmp_path)
-    assert "<title>bench leaderboard</title>" not in dom  # (title is "Leaderboard")
     assert re.search(r"<title>[^<]*pwned", dom) is None
     assert "<title>Leaderboard</title>" in dom
-    assert dom.count("<script") == 1 and "<img" not in dom
+    assert dom.count("<script") == 2 and "<img" not in dom
     assert "&lt;script&gt;document.title=\"pwned\"&lt;/script&gt;" in dom
-    assert 'data-sorted="mechanism:ascending"' in dom  # the page still works
+    assert 'data-sorted="config:ascending"' in dom  # the page still works
 
 
 @needs_chromium
@@ -131,9 +154,13 @@ def test_leaderboard_audit_column_sorts_violation_first(audited_results: Path,
     page = (out / "leaderboard.html").resolve()
     dom = _dump_dom(page.as_uri() + "?sort=audit&dir=desc", tmp_path)
     assert 'data-sorted="audit:descending"' in dom
-    header = re.findall(r'<th data-col="([^"]+)"', dom)
-    audit, mech = header.index("audit"), header.index("mechanism")
+    header = _header(dom)
+    audit, config, eps = header.index("audit"), header.index("config"), header.index("epsilon")
     rows = _rows(dom)
-    assert [r[mech] for r in rows] == ["tem", "mvl", "mvl", "mvl", "none"]
-    assert "VIOLATION ε=10" in rows[0][audit] and "PASS ε=1" in rows[1][audit]
-    assert rows[-1][audit] == "—"  # the baseline (nothing to audit) sorts last
+    assert [r[audit] for r in rows] == ["VIOLATION"] + ["not audited"] * 3
+    assert rows[0][config] == "tem · sens=none · map=none"
+    assert 'class="eps violation"' in rows[0][eps] and "10⚠" in rows[0][eps]
+    # mvl ε=1 passed (the hover text of its ε), its ε=10 was not audited: "not audited"
+    assert [r[config] for r in rows if "audit PASS" in r[eps]] == ["mvl · sens=none · map=nearest"]
+    assert re.search(r'<p class="violation">⚠ Privacy audit VIOLATION: [^<]*tem · sens=none · '
+                     r"map=none at ε=10", dom)

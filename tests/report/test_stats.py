@@ -139,11 +139,19 @@ def _keep_seed(results: Path, seed: int) -> None:
             shutil.rmtree(p)
 
 
-def _lb_rows(page: str) -> list[dict[str, str]]:
-    head = re.findall(r'<th data-col="([^"]+)"', page)
-    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [dict(zip(head, re.findall(r"<td[^>]*>(.*?)</td>", tr)))
-            for tr in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)]
+def _lb_doc(page: str) -> dict:
+    """The ``leaderboard.json`` document the leaderboard page embeds."""
+    m = re.search(r'id="leaderboard-data">(.*?)</script>', page, re.DOTALL)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+def _lb_entries(page: str, attribute: str | None = None) -> list[dict]:
+    """The entries of the page (of the boards of ``attribute`` only, where given)."""
+    doc = _lb_doc(page)
+    keep = {b["id"] for b in doc["boards"]
+            if attribute is None or b["private_attribute"] == attribute}
+    return [e for e in doc["entries"] if e["board"] in keep]
 
 
 def test_one_seed_table_uses_bootstrap_overlap(adv_results: Path, tmp_path: Path) -> None:
@@ -172,10 +180,14 @@ def test_one_seed_table_uses_bootstrap_overlap(adv_results: Path, tmp_path: Path
     curves = (tmp_path / "r" / "curves.csv").read_text().splitlines()
     assert ("trustpilot,lstm,mvl · sens=none · map=nearest,1,age,0.600000,,0.550000,0.650000,"
             "0.550000,,0.500000,0.600000,informed,valid,1") in curves
-    rows = {r["mechanism"]: r for r in _lb_rows((tmp_path / "r" / "leaderboard.html").read_text())}
-    assert rows["mvl"]["utility_eps1"] == "0.600 [0.550, 0.650]"  # significant: no marker
-    assert rows["mvl"]["utility_eps10"].startswith("0.800 [0.750, 0.850] <span class=\"ns\"")
-    assert "not significant (bootstrap overlap, 1 seed)" in rows["mvl"]["utility_eps10"]
+    page = (tmp_path / "r" / "leaderboard.html").read_text()
+    (mvl,) = _lb_entries(page, "age")
+    # one seed: the cell's own bootstrap intervals, on the page as in the tables
+    assert [(q["utility"], q["utility_ci"]) for q in mvl["points"]] == [
+        (0.6, [0.55, 0.65]), (0.8, [0.75, 0.85])]
+    assert [(q["privacy"], q["privacy_ci"]) for q in mvl["points"]] == [
+        (0.55, [0.5, 0.6]), (0.45, [0.4, 0.5])]
+    assert mvl["score_seeds"] is None  # one seed per point: the normal quantile, not t
 
 
 def test_several_seeds_table_uses_paired_t(adv_results: Path, tmp_path: Path) -> None:
@@ -196,6 +208,7 @@ def _add_mechanism(results: Path, mech: str, eps: float, utility: float) -> None
         shutil.copytree(p, dst)
         spec["mechanism"]["name"] = mech
         spec["name"] = spec["name"].replace("mech=mvl", f"mech={mech}")
+        spec["hash"] = dst.name  # a cell names its own hash
         m = json.loads((p / "metrics.json").read_text())
         m["utility"]["macro_f1"] = utility
         m["utility"]["macro_f1_ci95"] = [round(utility - 0.05, 6), round(utility + 0.05, 6)]
@@ -211,14 +224,17 @@ def test_leaderboard_ranks_never_separate_overlapping_intervals(adv_results: Pat
     _add_mechanism(adv_results, "santext", 1.0, 0.62)
     build_report(adv_results, tmp_path / "r")
     page = (tmp_path / "r" / "leaderboard.html").read_text()
-    rows = {r["mechanism"]: r for r in _lb_rows(page)}
-    ranks = {k: rows[k]["utility_rank_eps1"] for k in ("mvl", "santext", "tem")}
-    assert ranks == {"tem": "1", "mvl": "2", "santext": "2"}  # 0.60 and 0.62 overlap
-    assert rows["mvl"]["utility_rank_eps10"] == "1"  # alone at ε=10
-    assert rows["none"]["utility_rank_epsinf"] == "1"
-    assert rows["mvl"]["privacy_gender_rank_eps1"] == "—"  # invalid privacy is not ranked
-    assert rows["mvl"]["privacy_age_rank_eps1"] == "1"
-    assert 'data-col="utility_rank_eps1"' in page and "share a rank" in page
+    age = _lb_entries(page, "age")
+    scores = {e["mechanism"]: e["score"] for e in age}
+    assert scores["tem"] > scores["mvl"] > scores["santext"]  # different scores ...
+    # ... whose intervals overlap: one shared rank (rank_i = 1 + #{j : lo_j > hi_i})
+    assert {e["mechanism"]: e["rank"] for e in age} == {"tem": 1, "mvl": 1, "santext": 1}
+    for e in age:
+        assert e["rank"] == 1 + sum(f["score_ci"][0] > e["score_ci"][1] for f in age)
+    # invalid privacy is not ranked; tem's point dominates every other one
+    assert all(e["rank"] is None for e in _lb_entries(page, "gender"))
+    assert [e["mechanism"] for e in age if any(q["pareto"] for q in e["points"])] == ["tem"]
+    assert "overlapping intervals share a rank" in page
 
 
 def test_old_schema_cells_without_intervals_still_render(report) -> None:
@@ -226,10 +242,10 @@ def test_old_schema_cells_without_intervals_still_render(report) -> None:
     md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
     assert "| lstm | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
     page = (out / "leaderboard.html").read_text()
-    unit = next(r for r in _lb_rows(page) if r["sensitivity"] == "unit_norm")
-    assert unit["utility_eps10"] == "0.880"  # the bare mean: no interval invented
-    assert unit["utility_rank_eps10"] == "1†"  # ranked by the mean alone, flagged
-    assert "no interval: ranked by the mean alone" in page
+    unit = next(e for e in _lb_entries(page) if e["sensitivity"] == "unit_norm")
+    (q,) = unit["points"]
+    assert (q["utility"], q["utility_ci"], q["privacy_ci"]) == (0.88, None, None)  # none invented
+    assert unit["rank"] is None and unit["rank_flag"] == "privacy validity unknown"
     metrics = json.loads((out / "metrics.json").read_text())
     e10 = metrics["by_configuration"][
         "bbc(suite=0.1.0) | lstm | mvl | sens=unit_norm | map=nearest | eps=10 | suite=0.1.0"]
