@@ -36,66 +36,26 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bench.results import layout
-from bench.results.record import CellRecord, RecordError, check_values, read_cell, read_metrics
-from bench.results.store import check_cell, read_provenance
+from bench.results.compare import comparable, differences
+from bench.results.record import (
+    CellRecord,
+    RecordError,
+    check_values,
+    platforms,
+    read_cell,
+    read_metrics,
+)
+from bench.results.store import check_cell
 
 logger = logging.getLogger(__name__)
 
 REFERENCE_ROOT = Path("results") / "reference"
 """Where the committed reference results live, one folder per grid."""
 
-RUNTIME_GROUPS = ("runtime",)
-"""Metric groups that are wall-clock measurements (never expected to reproduce)."""
-
-
 class ReferenceError(ValueError):
     """Bad input: no such reference folder or grid (one line, exit 2 in the CLI)."""
-
-
-def _is_timing(key: str) -> bool:
-    return (key in RUNTIME_GROUPS or key.endswith("seconds") or key.endswith("per_second")
-            or key == "cache_hit")
-
-
-def comparable(metrics: Any) -> Any:
-    """``metrics`` without its run-time measurements: the ``runtime`` group and every key
-    ending in ``seconds`` / ``per_second`` (and ``cache_hit``). What is left is what a rerun
-    must reproduce exactly."""
-    if isinstance(metrics, dict):
-        return {k: comparable(v) for k, v in metrics.items() if not _is_timing(str(k))}
-    if isinstance(metrics, list):
-        return [comparable(v) for v in metrics]
-    return metrics
-
-
-def differences(a: Any, b: Any, path: str = "", limit: int = 20) -> list[str]:
-    """Paths where two JSON values differ (``a`` committed, ``b`` recomputed), at most
-    ``limit``; floats must be equal bit for bit (``nan`` equals ``nan``)."""
-    out: list[str] = []
-
-    def walk(x: Any, y: Any, p: str) -> None:
-        if len(out) >= limit:
-            return
-        if isinstance(x, dict) and isinstance(y, dict):
-            for k in sorted(set(x) | set(y), key=str):
-                if k not in x or k not in y:
-                    what = "missing in the rerun" if k in x else "new in the rerun"
-                    out.append(f"{p}/{k}: {what}")
-                else:
-                    walk(x[k], y[k], f"{p}/{k}")
-        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
-            for i, (u, v) in enumerate(zip(x, y)):
-                walk(u, v, f"{p}[{i}]")
-        elif isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
-            return
-        elif x != y or type(x) is not type(y):
-            out.append(f"{p or '/'}: committed {x!r}, rerun {y!r}")
-
-    walk(a, b, path)
-    return out
 
 
 def reference_dir(grid: str, root: str | Path = REFERENCE_ROOT) -> Path:
@@ -229,18 +189,6 @@ def cheapest(cells: dict[str, dict], expected: dict[str, tuple], n: int) -> list
     first = ([h for h in order if privatized(h) and torch_model(h)]
              or [h for h in order if privatized(h)])[:1]
     return (first + [h for h in order if h not in first])[:n]
-
-
-def platforms(folder: Path, hashes: list[str]) -> dict[str, int]:
-    """How many of the cells were computed on each numeric platform
-    (:func:`bench.numeric.describe` of their manifest's ``provenance.numeric``)."""
-    from bench.numeric import describe
-
-    out: dict[str, int] = {}
-    for h in hashes:
-        key = describe((read_provenance(layout.cell_dir(folder, h)) or {}).get("numeric"))
-        out[key] = out.get(key, 0) + 1
-    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 @dataclass

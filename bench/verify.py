@@ -99,7 +99,7 @@ class VerifyReport:
         lines = [f"verify {self.results}: {len(self.done)} cells sound, {len(self.failed)} "
                  f"failed, {len(self.damaged)} damaged, {len(self.unsealed)} without a "
                  f"manifest, {len(self.stray)} unfinished temporary folder(s)"]
-        from bench.reference import platforms
+        from bench.results.record import platforms
 
         for desc, n in platforms(self.results, sorted(self.done)).items():
             lines.append(f"  platform: {n} cell(s) on {desc}")

@@ -95,7 +95,7 @@ class Recomputer:
 
     def _check(self, h: str) -> CellCheck:
         from bench.grid import Cell, cell_hash
-        from bench.reference import comparable, differences
+        from bench.results.compare import comparable, differences
         from bench.results.layout import cell_dir
         from bench.results.record import read_metrics
         from bench.results.store import write_cell

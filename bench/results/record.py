@@ -30,6 +30,7 @@ from bench.results.store import (
     SPEC_KEYS,
     check_cell,
     load_object,
+    read_provenance,
 )
 
 SCHEMA = MANIFEST_FORMAT
@@ -313,3 +314,15 @@ def read_metrics(results: str | Path, cell_hash: str) -> dict[str, Any]:
 def read_spec(results: str | Path, cell_hash: str) -> dict[str, Any]:
     """The spec of cell ``cell_hash`` under ``results`` (read safely, no schema check)."""
     return load_object(layout.spec_file(layout.cell_dir(results, cell_hash)))
+
+
+def platforms(folder: Path, hashes: list[str]) -> dict[str, int]:
+    """How many of the cells were computed on each numeric platform
+    (:func:`bench.numeric.describe` of their manifest's ``provenance.numeric``)."""
+    from bench.numeric import describe
+
+    out: dict[str, int] = {}
+    for h in hashes:
+        key = describe((read_provenance(layout.cell_dir(folder, h)) or {}).get("numeric"))
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
