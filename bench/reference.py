@@ -2,7 +2,7 @@
 
 The reference of a grid lives in the repository, like MTEB's results repository::
 
-    results/reference/<grid>/cells/<hash>/{spec.json, metrics.json}   # committed
+    results/reference/<grid>/cells/<hash>/   # committed (bench.results.layout)
     results/reference/<grid>/report/                                  # committed, built from them
 
 It is made with the ordinary commands (``bench run experiments/<grid>.yaml --results
@@ -313,7 +313,7 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
 def prune_reference(grid: str, root: str | Path = REFERENCE_ROOT) -> list[str]:
     """Remove the stale cells of ``<root>/<grid>``: committed cells the grid, expanded with the
     current code, no longer has (after a version bump or a grid edit). Their history stays in
-    git. Unfinished folders (no ``metrics.json``) are left alone.
+    git. Unfinished folders (no metrics yet) are left alone.
 
     Returns:
         ``"<hash12> <cell name>"`` of each removed cell.

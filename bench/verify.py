@@ -12,7 +12,7 @@ Checked (files are the source of truth, :mod:`bench.results.store`):
   (*orphaned*, e.g. moved aside as damaged).
 
 ``--repair`` moves damaged cells and temporary folders aside to ``results/damaged/`` (never
-deleting them), recomputes every damaged cell whose ``spec.json`` still describes a current
+deleting them), recomputes every damaged cell whose stored spec still describes a current
 cell (its baseline is looked up among the sound cells), logs missing runs, deletes the extra runs
 of duplicated cells and re-logs disagreeing ones; ``--seal`` writes manifests for unsealed
 cells. Orphaned runs are only reported.
@@ -178,7 +178,7 @@ def recompute_refusal(spec: dict) -> str | None:
 
 
 def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
-    """``(cell, spec)`` if a (moved-aside) ``spec.json`` still describes a current cell that
+    """``(cell, spec)`` if a (moved-aside) stored spec still describes a current cell that
     ``--repair`` may recompute, else the reason it is not recomputed.
 
     The spec is read like any file of an untrusted folder (:func:`bench.results.store.read_regular`;

@@ -83,7 +83,7 @@ class Cell:
         return "vectors" if mechanism_kind(self.mechanism) == "additive" else "text"
 
     def spec(self) -> dict[str, Any]:
-        """Canonical JSON-able description (``spec.json`` of the cell's result folder)."""
+        """Canonical JSON-able description (the stored spec of the cell's result folder)."""
         v = self.versions
         return {
             "dataset": {"name": self.dataset, "config": thaw(self.dataset_config),
@@ -108,7 +108,7 @@ class Cell:
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any]) -> Cell:
-        """Rebuild a cell from :meth:`spec` output (e.g. a stored ``spec.json``)."""
+        """Rebuild a cell from :meth:`spec` output (e.g. a stored spec)."""
         eps = spec["epsilon"]
         versions = {k: spec[k].get("version") for k in
                     ("dataset", "model", "mechanism", "sensitivity", "mapping")

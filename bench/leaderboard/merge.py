@@ -56,9 +56,9 @@ class MergedCell:
     hash: str
     """The cell hash."""
     spec: dict[str, Any]
-    """Its ``spec.json`` (the first source's)."""
+    """Its spec (the first source's)."""
     metrics: dict[str, Any]
-    """Its ``metrics.json`` (the first source's)."""
+    """Its metrics (the first source's)."""
     copies: list[SourceCell] = field(default_factory=list)
     """The copies, in source order (the one whose metrics are used first)."""
     platform: str = UNRECORDED

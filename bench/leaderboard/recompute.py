@@ -1,6 +1,6 @@
 """Verification by recomputation: ``bench leaderboard SOURCE... --verify N``.
 
-A manifest is a checksum, not a proof: anyone can edit ``metrics.json`` and recompute it. What
+A manifest is a checksum, not a proof: anyone can edit a cell's metrics and recompute it. What
 a forger cannot do is make the suite compute their numbers. In the pinned numeric environment
 a cell gives the same bits on any x86-64 CPU (:mod:`bench.numeric`), so recomputing a cell
 and comparing it with a submitted copy, exactly, tells an honest copy from a forged one.

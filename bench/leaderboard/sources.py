@@ -3,8 +3,8 @@
 :func:`read_folder` reads ``<folder>/cells`` through the report's reader (sealed cells are
 integrity-checked; damaged, half-written and unreadable ones are left out with one line each)
 and the provenance each cell's manifest records. :func:`read_mlflow` reads the cell runs of a
-tracking server or store through MLflow's search API and each run's ``spec.json``,
-``metrics.json`` and ``provenance.json`` artifacts. Both give a :class:`Source`.
+tracking server or store through MLflow's search API and each run's spec, metrics and
+provenance artifacts (:mod:`bench.results.layout` names them). Both give a :class:`Source`.
 
 A source that cannot be read at all (no such folder, no ``cells/`` inside, a server that does
 not answer) raises :class:`LeaderboardError` with one line naming it.
@@ -49,9 +49,9 @@ class SourceCell:
     hash: str
     """The cell hash (its folder name, or the run's ``bench.cell_hash`` tag)."""
     spec: dict[str, Any]
-    """Parsed ``spec.json``."""
+    """The parsed spec."""
     metrics: dict[str, Any]
-    """Parsed ``metrics.json``."""
+    """The parsed metrics."""
     source: str
     """Id of the :class:`Source`."""
     provenance: dict[str, Any]

@@ -1,7 +1,7 @@
 """The metric component: what one reported number is, how it is shown and, for a rewrite metric,
 how it is computed -- all in one record, registered in :data:`METRICS`.
 
-A :class:`Metric` names a key of ``metrics.json`` and carries its direction
+A :class:`Metric` names a key of a cell's metrics record and carries its direction
 (``higher_is_better``, from the point of view of the privatization being evaluated), its
 display label and decimals (read by the report and the findings), its bounds, its version and
 its kind (the stage that produces it). A metric of kind ``"rewrite"`` also carries its
@@ -45,7 +45,7 @@ class Metric:
     computed."""
 
     name: str
-    """Key in ``metrics.json`` (``metrics.rewrite.<name>`` for a rewrite metric)."""
+    """Key in a cell's metrics record (``metrics.rewrite.<name>`` for a rewrite metric)."""
     higher_is_better: bool
     """Direction, from the privatization's point of view (utility up, privacy up, attack down)."""
     description: str

@@ -6,8 +6,8 @@ The report reads that folder (``<results>/audit`` by default, ``--audit DIR`` to
 another) and gives every privatized configuration the record whose key is the one
 :func:`bench.audit.audit_key` computes from the configuration's mechanism name, ε, mechanism
 parameters and sensitivity approach. The parameters are the mechanism's own parameter record
-rebuilt from ``spec.json`` (defaults filled in, fitted statistics left out, as the audit
-records them), then the parameters of ``spec.json`` as written. Dataset, model, mapping,
+rebuilt from the cell's spec (defaults filled in, fitted statistics left out, as the audit
+records them), then the parameters of the spec as written. Dataset, model, mapping,
 vocabulary and seed are not part of the key.
 
 Without an audit folder (most users) :func:`load_audits` returns None and the report has no
@@ -149,10 +149,10 @@ def _constructed_params(name: str, epsilon: float, params: Mapping[str, Any]) ->
 def config_keys(group: Group) -> list[str]:
     """Audit keys a configuration may have been audited under, most precise first.
 
-    Per cell: the key from the mechanism's own parameter record, rebuilt from ``spec.json``
+    Per cell: the key from the mechanism's own parameter record, rebuilt from the cell's spec
     (:attr:`bench.mechanisms.base.Mechanism.params`: defaults filled in, fitted statistics such
     as TEM's γ or truncated Gumbel's b left out — exactly what ``bench audit`` records), then the
-    key from ``spec.json``'s mechanism parameters as written.
+    key from the spec's mechanism parameters as written.
     """
     from bench.audit import audit_key  # lazy: only reports with an audit folder need it
 
