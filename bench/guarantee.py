@@ -7,10 +7,11 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from bench.results.values import to_float
 
 KINDS = ("pure", "approx", "metric", "none")
 
@@ -64,11 +65,11 @@ class Guarantee:
             ValueError: ``d`` is not a guarantee record (unknown kind).
         """
         l10 = d.get("log10_delta")
-        return cls(kind=str(d.get("kind")), epsilon=_number(d.get("epsilon"), math.nan),
-                   multiplier=_number(d.get("multiplier"), 1.0),
-                   delta=_number(d.get("delta"), 0.0), metric=str(d.get("metric") or ""),
+        return cls(kind=str(d.get("kind")), epsilon=to_float(d.get("epsilon")),
+                   multiplier=to_float(d.get("multiplier"), 1.0),
+                   delta=to_float(d.get("delta"), 0.0), metric=str(d.get("metric") or ""),
                    proven=d.get("proven") is not False, reason=str(d.get("reason") or ""),
-                   log10_delta=None if l10 is None else _number(l10, math.nan))
+                   log10_delta=None if l10 is None else to_float(l10))
 
     def describe(self, symbolic: bool = False) -> str:
         """Human-readable form, e.g. ``(2.53·ε)-metric DP (euclidean) [estimated: ...]``.
@@ -81,8 +82,7 @@ class Guarantee:
             return self._symbolic()
         if self.kind == "none":
             return "no privacy guarantee"
-        eps = f"{self.multiplier:.4g}·ε" if self.multiplier != 1 else "ε"
-        dl = f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
+        eps, dl = self._eps_text(), self._delta_text()
         if self.kind == "pure":
             text = f"{eps}-DP"
         elif self.kind == "approx":
@@ -95,12 +95,17 @@ class Guarantee:
             text += f" [estimated, not proven: {self.reason}]"
         return text
 
+    def _eps_text(self) -> str:
+        return "ε" if self.multiplier == 1 else f"{self.multiplier:.4g}·ε"
+
+    def _delta_text(self) -> str:
+        return f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
+
     def _symbolic(self) -> str:
         if self.kind == "none":
             return "none"
-        eps = "ε" if self.multiplier == 1 else f"{self.multiplier:.4g}·ε"
+        eps, dl = self._eps_text(), self._delta_text()
         has_delta = self.delta > 0 or self.log10_delta is not None
-        dl = f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
         if self.kind == "pure":
             return f"{eps}-DP"
         if self.kind == "approx":
@@ -108,14 +113,3 @@ class Guarantee:
         text = f"{eps}·d metric DP" if not has_delta else f"({eps}·d, δ={dl}) metric DP"
         return text + (f" [{self.metric}]" if self.metric else "")
 
-
-def _number(value: Any, default: float) -> float:
-    """A float from a JSON value (``"inf"`` / ``"nan"`` strings included), else ``default``."""
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return default

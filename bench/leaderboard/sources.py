@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
-from bench.results.record import check_values, scan, validate
+from bench.results.record import hash_problem, scan, validate
 
 if TYPE_CHECKING:
     from bench.report.results import CellRecord
@@ -115,17 +115,18 @@ def cells_source(records: Iterable[CellRecord], sid: str, location: str, *,
                  problems: Sequence[str] = (), where: str = "",
                  href: Callable[[CellRecord], str | None] = lambda rec: rec.folder.as_uri(),
                  ) -> Source:
-    """A folder :class:`Source` of cells already read with the report's reader.
+    """A folder :class:`Source` of cells already read, and validated, by
+    :func:`bench.results.record.scan` (directly, or through the report's reader).
 
-    Each cell is checked the same way for every caller: its spec must name its own hash, and
-    its values must pass the record's schema (:func:`bench.results.record.check_values`); a
-    cell that fails is left out with one problem line
-    (``where`` + the cell + why). ``problems``: lines from the reading itself.
+    Each cell is checked the same way for every caller: its spec must name its own hash
+    (:func:`bench.results.record.hash_problem`; the leaderboard keys cells by hash); a cell
+    that does not is left out with one problem line (``where`` + the cell + why).
+    ``problems``: lines from the reading itself.
     ``href(cell)``: the link to the cell's files (None: no link).
     """
     src = Source(sid, "folder", location, problems=list(problems))
     for rec in records:
-        why = check_values(rec)  # the record's schema, and its spec naming its own hash
+        why = hash_problem(rec)  # its values passed the schema when it was read
         if why:
             src.problems.append(f"{where}{layout.CELLS}/{rec.hash}: {why}; left out")
             continue
@@ -149,7 +150,7 @@ def read_folder(path: str | Path, sid: str) -> Source:
     except OSError as e:
         raise LeaderboardError(f"{path}: cannot read cells/ ({e.strerror or e})") from None
     folder = folder.resolve()
-    found = scan(folder)
+    found = scan(folder, check_hash=False)  # cells_source checks the hash
     where = f"{sid} ({folder}): "
     src = cells_source(found.cells, sid, str(folder), where=where,
                        problems=[f"{where}{w}" for w in found.warnings]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.results import layout
+from bench.results.values import to_float
 from bench.results.store import (
     MANIFEST_FORMAT,
     METRICS_KEYS,
@@ -47,20 +48,6 @@ MAX_MAGNITUDE = 1e12
 statistics)."""
 _UNIT_KEYS = ("privacy", "n_w", "accuracy")
 """Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
-
-
-def to_float(value: Any, default: float = math.nan) -> float:
-    """A float from a JSON value (``"inf"``/``"nan"`` strings included); ``default`` otherwise."""
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return default
-    return default
 
 
 @dataclass(frozen=True)
@@ -255,13 +242,18 @@ def read_cell(folder: Path) -> CellRecord | FailedCell:
     return CellRecord(folder.name, spec, metrics, folder, manifest)
 
 
-def check_values(rec: CellRecord, check_hash: bool = True) -> str | None:
-    """Why a readable cell is refused (:func:`validate`, and with ``check_hash`` a spec naming
-    another cell than its folder: readers that key cells by hash need it; a sealed cell's
-    spec was checked already), or None."""
-    if check_hash and rec.spec.get("hash") != rec.hash:
+def hash_problem(rec: CellRecord) -> str | None:
+    """Why a cell's spec does not name its own folder (readers that key cells by hash need it;
+    a sealed cell's spec was checked already), or None."""
+    if rec.spec.get("hash") != rec.hash:
         return f"{layout.SPEC} names cell {rec.spec.get('hash')!r}"
-    return validate(rec.spec, rec.metrics)
+    return None
+
+
+def check_values(rec: CellRecord, check_hash: bool = True) -> str | None:
+    """Why a readable cell is refused (:func:`validate`, and with ``check_hash``
+    :func:`hash_problem`), or None."""
+    return (check_hash and hash_problem(rec)) or validate(rec.spec, rec.metrics)
 
 
 def scan(results: str | Path, keep: Callable[[Mapping[str, Any]], bool] | None = None,
