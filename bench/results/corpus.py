@@ -100,20 +100,22 @@ def exists(folder: Path) -> bool:
     return (folder / STATS).is_file()
 
 
-def load(folder: Path, what: str, output: str | None = None) -> tuple[Any, dict] | None:
-    """``(corpus, stats)`` of a sound entry, or None when there is none; a damaged entry is
-    discarded (with a warning naming ``what``) and None returned so the caller rebuilds it.
+def load(folder: Path, what: str, output: str | None = None,
+         require: tuple[str, ...] = ()) -> tuple[Any, dict] | None:
+    """``(corpus, stats)`` of a sound entry, or None when there is none; a damaged entry (a
+    checksum mismatch, unparsable stats, or stats without a ``require``d key) is discarded,
+    with a warning naming ``what``, and None returned so the caller rebuilds it.
 
     ``output`` is the corpus kind (``"text"`` / ``"vectors"``), by default the one the stats
-    record; ``output="stats"`` checks the checksums and returns ``(None, stats)``.
+    record.
     """
     if not exists(folder):
         return None
     try:
         stats = json.loads((folder / STATS).read_text())
-        if output == "stats":
-            verify(folder)
-            return None, stats
+        missing = [key for key in require if key not in stats]
+        if missing:
+            raise KeyError(missing[0])
         return read(folder, output or stats["output"]), stats
     except (OSError, ValueError, KeyError) as e:  # damaged: it is a cache, so rebuild it
         logger.warning("%s %s in the cache is damaged (%s): rebuilding it", what, folder.name, e)

@@ -186,8 +186,10 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
         "reference", cell.dataset, thaw(cell.dataset_config), ds.content_hash,
         [s.get("embedding"), s.get("embedding_path"), s.get("vocab_size")],
         s.get("rewrite_max_docs"), _rewriter_spec(cell)])
-    cached = corpus.load(folder, "rewriter reference", output="stats")
-    if cached is not None and "reference" in cached[1]:
+    # the entry holds the scores only (an empty corpus: the rewrite of unperturbed embeddings
+    # is close to the private text)
+    cached = corpus.load(folder, "rewriter reference", output="text", require=("reference",))
+    if cached is not None:
         return cached[1]["reference"]
     noisy, toks, _desc = training_pairs(cell, ds, docs, [], embedding, clean=True)
     rw = _fit(cell, noisy, toks, embedding)

@@ -102,11 +102,10 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
 
 def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
     """Sum of the per-cell runtimes of the cells run in this invocation, by stage."""
-    keys = SUMMARY_KEYS
-    out = dict.fromkeys(keys, 0.0)
+    out = dict.fromkeys(SUMMARY_KEYS, 0.0)
     for r in outcomes:
         rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
-        for k in keys:
+        for k in SUMMARY_KEYS:
             out[k] += float(rt.get(k) or 0.0)
     return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
 
