@@ -36,14 +36,15 @@ def free_port() -> int:
 
 @pytest.fixture
 def mlflow_server(tmp_path):
-    """The URI of an `mlflow server` on 127.0.0.1 (SQLite store under ``tmp_path``), started
-    for the test and stopped after it."""
+    """The URI of an `mlflow server` on 127.0.0.1 (SQLite store under ``tmp_path``, artifacts
+    served through its own proxy, as a shared server is set up), started for the test and
+    stopped after it."""
     port = free_port()
     exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
     server = subprocess.Popen(
         [exe, "server", "--host", "127.0.0.1", "--port", str(port),
          "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--default-artifact-root", str(tmp_path / "artifacts"), "--workers", "1"],
+         "--artifacts-destination", str(tmp_path / "artifacts"), "--workers", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     uri = f"http://127.0.0.1:{port}"
     try:

@@ -13,6 +13,10 @@ Commands:
     bench mlflow-sync [--results DIR] [--tracking-uri URI]
     bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR] [--adversary NAME]
     bench perf [--vocab-size N] [--tokens N] [-m MECH ...] [--peers [--peers-path DIR]]
+    bench leaderboard RESULTS... [--mlflow URI] [--out DIR] [--trusted SOURCE] [--keys FILE]
+                      [--verify N]
+    bench keygen FILE
+    bench sign [--results DIR] --key FILE
     bench audit -m MECH -e EPS [-p key=value] [--sensitivity S] [--draws N] [--pairs N]
     bench demo
 
@@ -21,9 +25,10 @@ Bad input gets one clear line on stderr and exit code 2; nothing is written.
 One module per group of commands, each holding its commands and their parsers:
 :mod:`~bench.cli.components` (ls, privatize, data), :mod:`~bench.cli.grid` (validate, run,
 mlflow-sync, dask-worker), :mod:`~bench.cli.report` (report, leaderboard),
-:mod:`~bench.cli.checks` (audit, verify, migrate, reference), :mod:`~bench.cli.tools` (perf,
-demo); :mod:`~bench.cli.common` holds the exit codes and shared helpers. Every command imports
-what it needs when it runs, so ``bench --help`` stays fast.
+:mod:`~bench.cli.checks` (audit, verify, migrate, reference), :mod:`~bench.cli.sign` (keygen,
+sign), :mod:`~bench.cli.tools` (perf, demo); :mod:`~bench.cli.common` holds the exit codes and
+shared helpers. Every command imports what it needs when it runs, so ``bench --help`` stays
+fast.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from bench.cli.grid import (
     add_validate_parser,
 )
 from bench.cli.report import add_leaderboard_parser, add_report_parser
+from bench.cli.sign import add_keygen_parser, add_sign_parser
 from bench.cli.tools import add_demo_parser, add_perf_parser
 
 __all__ = [
@@ -87,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_leaderboard_parser(sub)
     add_mlflow_sync_parser(sub)
     add_verify_parser(sub)
+    add_keygen_parser(sub)
+    add_sign_parser(sub)
     add_migrate_parser(sub)
     add_reference_parser(sub)
     add_dask_worker_parser(sub)

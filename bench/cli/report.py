@@ -31,7 +31,7 @@ def cmd_leaderboard(args) -> str:
                                 allow_mixed_versions=args.allow_mixed_versions,
                                 resamples=args.resamples, seed=args.seed, audits=args.audit,
                                 trusted=args.trusted, verify=args.verify,
-                                verify_seed=args.verify_seed)
+                                verify_seed=args.verify_seed, keys=args.keys)
     except LeaderboardError as e:
         raise UsageError(str(e)) from None
     srcs = ", ".join(f"{s['id']} {s['location']} ({s['cells']} cells, {s['left_out']} left "
@@ -82,6 +82,9 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--trusted", action="append", default=[], metavar="SOURCE",
                     help="a source (results folder or tracking URI, as given) whose copy stands "
                     "in a conflict: the maintainer's own results (repeatable)")
+    lb.add_argument("--keys", default=None, metavar="FILE",
+                    help="keyring naming contributors' public keys, one 'NAME ed25519:<hex>' "
+                    "per line: the page names a verified signer it lists (`bench sign`)")
     lb.add_argument("--verify", type=int, default=0, metavar="N",
                     help="recompute N randomly chosen cells of every entry and compare them bit "
                     "for bit: verified / refuted (the source's entries are taken out) / "

@@ -78,13 +78,17 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
                       resamples: int = 1000, seed: int = 0,
                       audits: Sequence[str | Path] = (),
                       trusted: Sequence[str | Path] = (), verify: int = 0,
-                      verify_seed: int = 0) -> dict[str, Any]:
+                      verify_seed: int = 0, keys: str | Path | None = None) -> dict[str, Any]:
     """Read the sources, merge and rank them; write the files into ``out`` when given.
 
     ``trusted``: sources (results folders or tracking URIs, as given) whose copy stands in a
     conflict (the maintainer's own results; ``docs/leaderboard.md``). ``verify``: cells of
     every entry to recompute (:mod:`bench.leaderboard.recompute`), chosen with ``verify_seed``.
+    ``keys``: a keyring file naming contributors' public keys
+    (:func:`bench.results.signing.read_keyring`).
     """
+    from bench.results.signing import SignatureError, read_keyring
+
     if verify < 0:
         raise LeaderboardError(f"--verify must be 0 or more, got {verify}")
     if resamples < 100:
@@ -92,10 +96,14 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
     for a in audits:
         if not Path(a).is_dir():
             raise LeaderboardError(f"{a}: no such audit folder")
+    try:
+        keyring = read_keyring(keys) if keys is not None else {}
+    except SignatureError as e:
+        raise LeaderboardError(f"--keys {e}") from None
     sources = read_sources(folders, mlflow_uris)
     doc = build(sources, allow_mixed_versions=allow_mixed_versions, resamples=resamples,
                 seed=seed, extra_audits=audits, trusted=trusted_ids(sources, trusted),
-                verify=verify, verify_seed=verify_seed)
+                verify=verify, verify_seed=verify_seed, keys=keyring)
     if out is not None:
         write_leaderboard(doc, out)
     return doc

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import bench
-from bench.leaderboard.merge import MergedCell, merge, platform_of
+from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
@@ -91,18 +91,48 @@ def _stat_json(s: Any) -> tuple[float | None, list[float] | None]:
     return float(s.mean), ([float(s.lo), float(s.hi)] if s.has_interval else None)
 
 
-def _cells_json(g: Group, copies: Mapping[str, MergedCell]) -> list[dict[str, Any]]:
+def _signer(kid: str | None, keys: Mapping[str, str]) -> dict[str, Any] | None:
+    """A verified signer as the page shows it: the key id and the keyring's name for it
+    (None: a key the maintainer's keyring does not list)."""
+    return None if kid is None else {"key": kid, "name": keys.get(kid)}
+
+
+def _cells_json(g: Group, copies: Mapping[str, MergedCell],
+                keys: Mapping[str, str]) -> list[dict[str, Any]]:
     out = []
     for r in g.records:
         m = copies[r.hash]
         out.append({
             "hash": r.hash, "seed": r.seed, "platform": m.platform,
+            "unranked": m.unranked or None,
             "href": next((c.href for c in m.copies if c.href), None),
             "mlflow": next((c.mlflow for c in m.copies if c.mlflow), None),
-            # the numeric platform by its id (the full record stays in the cell's manifest)
-            "provenance": [{"source": c.source, **c.provenance, "numeric": platform_of(c)}
+            # the numeric platform by its id (the full record stays in the cell's manifest);
+            # who sealed each copy, as its signature proves (run_by is only a claim)
+            "provenance": [{"source": c.source, **c.provenance, "numeric": platform_of(c),
+                            "sealed": c.sealed, "signer": _signer(c.signer, keys)}
                            for c in m.copies]})
     return out
+
+
+def _signed_by(row: Row, copies: Mapping[str, MergedCell],
+               keys: Mapping[str, str]) -> tuple[list[dict[str, Any]], int]:
+    """The verified signers of the copies an entry's points use, and how many of its cells
+    are unsigned."""
+    used = [copies[r.hash].copies[0] for r in row.records()]
+    kids = sorted({c.signer for c in used if c.signer})
+    return [_signer(k, keys) for k in kids], sum(c.signer is None for c in used)
+
+
+_HELD = {CONFLICT: "conflict", UNSEALED: "unsealed"}
+"""rank_flag of an entry resting on a cell held out of the ranking (its baseline's: prefixed
+``baseline ``)."""
+
+
+def _held_out(row: Row | None, copies: Mapping[str, MergedCell]) -> str:
+    """Why the row's cells keep it out of the ranking (:data:`_HELD`), or ``""``."""
+    why = {copies[r.hash].unranked for r in row.records()} if row is not None else set()
+    return next((_HELD[k] for k in (CONFLICT, UNSEALED) if k in why), "")
 
 
 def _row_sources(row: Row, copies: Mapping[str, MergedCell]) -> set[str]:
@@ -195,6 +225,8 @@ class _Options:
     audits: list[tuple[AuditSet, str | None]]
     """Audit sets with the source that holds them (None: the maintainer's ``--audit``)."""
     copies: dict[str, MergedCell]
+    keys: Mapping[str, str] = field(default_factory=dict)
+    """The maintainer's keyring: ``{key id: contributor name}``."""
 
 
 def _rng(seed: int, key: tuple, row: Row) -> np.random.Generator:
@@ -227,7 +259,7 @@ def _entry(board: _Board, row: Row, opts: _Options,
             "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
             "privacy_valid": gp.valid, "adversary": gp.adversary or None,
             "n_w": None if nw is None else float(nw.mean), "pareto": False,
-            "mia": _mia(g), "audit": audits[k], "cells": _cells_json(g, opts.copies)})
+            "mia": _mia(g), "audit": audits[k], "cells": _cells_json(g, opts.copies, opts.keys)})
         points.append(pt)
         flags.append(gp.status)
     base = _baseline_for(board, row)
@@ -251,8 +283,14 @@ def _entry(board: _Board, row: Row, opts: _Options,
                    rng=_rng(opts.seed, board.key, row))
         if sc.ci is None:
             flag = "no interval"
+    held = _held_out(row, opts.copies)
+    held = held or (f"baseline {_held_out(base, opts.copies)}"
+                    if _held_out(base, opts.copies) else "")
+    if held and attr != NO_ATTRIBUTE:  # listed, with why, never ranked
+        flag, sc = held, None
     if sc is not None and audit == "VIOLATION":
         flag = "audit violation"
+    signed_by, unsigned = _signed_by(row, opts.copies, opts.keys)
     entry = {
         "board": None, "dataset": row.dataset, "model": row.model,
         "mechanism": row.mechanism, "sensitivity": row.sensitivity, "mapping": row.mapping,
@@ -260,7 +298,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
         "audit": audit, "score": None if sc is None else sc.value,
         "score_ci": None if sc is None or sc.ci is None else list(sc.ci),
         "score_seeds": None if sc is None else sc.seeds,
-        "rank": None, "rank_flag": flag, "points": json_points,
+        "rank": None, "rank_flag": flag, "signed_by": signed_by, "unsigned_cells": unsigned,
+        "points": json_points,
         "platforms": sorted({c["platform"] for p in json_points for c in p["cells"]})}
     return entry, sc, audit == "VIOLATION"
 
@@ -330,7 +369,8 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           extra_audits: Sequence[str | Path] = (),
           trusted: Sequence[str] = (), verify: int = 0,
           verify_seed: int = 0, adversary: str | None = None,
-          audit_sets: Sequence[AuditSet] = (), stamp: bool = True) -> dict[str, Any]:
+          audit_sets: Sequence[AuditSet] = (), stamp: bool = True,
+          keys: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``); with
     ``verify`` > 0, ``verify`` cells of every entry are recomputed first
     (:mod:`bench.leaderboard.recompute`).
@@ -339,7 +379,9 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     select_privacy`; None: the strongest). ``extra_audits`` (folders) and ``audit_sets``
     (records already read): audit records that count for every entry. ``stamp`` False leaves
     out the date and the bench version (``generated``, ``generated_by`` null), so the same
-    cells always give the same document (the committed per-grid pages).
+    cells always give the same document (the committed per-grid pages). ``keys``: the
+    maintainer's keyring, ``{key id: name}`` (:func:`bench.results.signing.read_keyring`);
+    a verified signer it does not list is shown by its key.
     """
     cells, conflicts, variants = merge(list(sources), frozenset(trusted))
     copies = {m.hash: m for m in cells}
@@ -351,7 +393,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     audits = [(a, owner) for a, owner in ((load_audits(d), o) for d, o in audit_dirs)
               if a is not None]
     audits += [(a, None) for a in audit_sets]
-    opts = _Options(resamples, seed, audits, copies)
+    opts = _Options(resamples, seed, audits, copies, dict(keys or {}))
     boards_json, entries_json = [], []
     rows = rows_by_config(groups)
     boards = list(_boards(rows, allow_mixed_versions))

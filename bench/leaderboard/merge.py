@@ -8,13 +8,17 @@ machine) -- they are one cell with two provenance records. When they disagree, t
 platform each copy was computed on (``provenance.numeric.id``, :mod:`bench.numeric`) decides:
 
 * the same platform: a *conflict* -- the result does not reproduce where it must (a bug or a
-  forgery). It is reported with both sources and the differing values and kept out of the
-  ranking.
+  forgery). It is reported with both sources and the differing values; the cell stays on the
+  board with the first source's copy, marked, and every entry resting on it (as a point or as
+  its baseline) is listed unranked with the conflict named (never silently dropped).
 * different platforms (a GPU run and the pinned CPU, two library versions, or a copy whose
   platform was never recorded, as for every cell before 0.4.0): *platform variants*. The cell
   stays in the ranking with one copy -- the pinned-CPU copy when there is one, else the first
   source's -- and the others are listed with their platforms and the spread of their values.
   A variant never removes a cell, so never an entry's baseline.
+
+A copy without a manifest (*unsealed*: nothing says its files are the ones computed) is used
+only when no sealed copy exists, and then its cell is listed, never ranked.
 
 A source can be *trusted* (``bench leaderboard --trusted SOURCE``: the maintainer's own
 results). In a conflict a trusted copy stands: the cell stays in the ranking with it, and the
@@ -63,6 +67,15 @@ class MergedCell:
     """The copies, in source order (the one whose metrics are used first)."""
     platform: str = UNRECORDED
     """Numeric platform id of the copy whose metrics are used."""
+    unranked: str = ""
+    """Why no entry resting on the cell is ranked: :data:`CONFLICT`, :data:`UNSEALED`, or
+    ``""`` (it may be ranked)."""
+
+
+CONFLICT = "conflict"
+""":attr:`MergedCell.unranked` of a cell whose copies conflict (no trusted copy stands)."""
+UNSEALED = "unsealed"
+""":attr:`MergedCell.unranked` of a cell no source holds with a manifest."""
 
 
 def _ignored(path: str) -> bool:
@@ -122,8 +135,8 @@ def _diff(a: SourceCell, b: SourceCell) -> list[str]:
 
 
 def _resolve(h: str, copies: list[SourceCell], trusted: frozenset[str] = frozenset()
-             ) -> tuple[MergedCell | None, dict | None, dict | None]:
-    """One hash's copies -> (the merged cell or None, a conflict record, a variants record)."""
+             ) -> tuple[MergedCell, dict | None, dict | None]:
+    """One hash's copies -> (the merged cell, a conflict record, a variants record)."""
     by_platform: dict[str, list[SourceCell]] = {}
     for c in copies:
         by_platform.setdefault(platform_of(c), []).append(c)
@@ -139,16 +152,20 @@ def _resolve(h: str, copies: list[SourceCell], trusted: frozenset[str] = frozens
         conflict = {"hash": h, "name": name, "sources": [c.source for c in copies],
                     "differences": _shown(clashes), "resolved_by": None}
         sure = [c for c in copies if c.source in trusted]
-        if not sure:
-            return None, conflict, None
+        if not sure:  # listed with the first copy, never ranked
+            first = copies[0]
+            return (MergedCell(h, first.spec, first.metrics, list(copies), platform_of(first),
+                               CONFLICT), conflict, None)
         conflict["resolved_by"] = sure[0].source  # the trusted copy stands
         ordered = [sure[0]] + [c for c in copies if c is not sure[0]]
-        return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0])),
-                conflict, None)
-    pinned = [c for c in copies if platform_of(c).startswith(PINNED_PREFIX)]
-    chosen = (pinned or copies)[0]
+        return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0]),
+                           "" if sure[0].sealed else UNSEALED), conflict, None)
+    pool = [c for c in copies if c.sealed] or copies
+    pinned = [c for c in pool if platform_of(c).startswith(PINNED_PREFIX)]
+    chosen = (pinned or pool)[0]
     ordered = [chosen] + [c for c in copies if c is not chosen]
-    merged = MergedCell(h, chosen.spec, chosen.metrics, ordered, platform_of(chosen))
+    merged = MergedCell(h, chosen.spec, chosen.metrics, ordered, platform_of(chosen),
+                        "" if chosen.sealed else UNSEALED)
     spread = []
     for other in ordered[1:]:
         diff = _diff(chosen, other)
@@ -174,8 +191,7 @@ def merge(sources: list[Source], trusted: frozenset[str] = frozenset()
     cells, conflicts, variants = [], [], []
     for h in sorted(copies):
         merged, conflict, variant = _resolve(h, copies[h], trusted)
-        if merged is not None:
-            cells.append(merged)
+        cells.append(merged)
         if conflict is not None:
             conflicts.append(conflict)
         if variant is not None:

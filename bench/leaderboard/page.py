@@ -150,11 +150,15 @@ def _sources(sources: Any) -> str:
         if not isinstance(s, Mapping):
             continue
         rows.append("<tr>" + "".join(
-            f'<td{" class=num" if k in ("cells", "left_out") else ""}>{_esc(s.get(k))}</td>'
-            for k in ("id", "kind", "location", "cells", "left_out")) + "</tr>")
+            f'<td{" class=num" if k in _NUMERIC else ""}>{_esc(s.get(k))}</td>'
+            for k in ("id", "kind", "location", "cells", "left_out", "unsealed", "signed"))
+            + "</tr>")
     return ('<table class="sources"><thead><tr><th>Source</th><th>Kind</th><th>Location</th>'
-            "<th>Cells</th><th>Left out</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table>")
+            "<th>Cells</th><th>Left out</th><th>Unsealed</th><th>Signed</th></tr></thead>"
+            "<tbody>" + "".join(rows) + "</tbody></table>")
+
+
+_NUMERIC = ("cells", "left_out", "unsealed", "signed")
 
 
 def _details(cls: str, items: list[str], noun: str, note: str) -> str:

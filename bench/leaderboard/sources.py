@@ -17,11 +17,10 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
 from bench.results.record import hash_problem, scan, validate
+from bench.results.signing import SignatureError, cell_signer, verify_signature
+from bench.results.store import MAX_FILE_BYTES, manifest_problem, parse_object, read_regular
 
 if TYPE_CHECKING:
     from bench.report.results import CellRecord
@@ -60,6 +61,12 @@ class SourceCell:
     """Link to the cell's files (a ``file://`` URI of its folder), or None."""
     mlflow: str | None = None
     """Link to the cell's MLflow run (tracking servers only), or None."""
+    sealed: bool = True
+    """Whether the copy has a manifest its files match (a copy without one is listed, never
+    ranked: nothing says its files are the ones that were computed)."""
+    signer: str | None = None
+    """Key id (``ed25519:<hex>``) whose signature of the manifest verifies, or None: unsigned
+    (:mod:`bench.results.signing`)."""
 
 
 @dataclass
@@ -87,7 +94,10 @@ class Source:
     def describe(self) -> dict[str, Any]:
         """The source's entry in ``leaderboard.json``."""
         return {"id": self.id, "kind": self.kind, "location": self.location,
-                "cells": len(self.cells), "left_out": self.left_out}
+                "cells": len(self.cells), "left_out": self.left_out,
+                "unsealed": sum(not c.sealed for c in self.cells),
+                "signed": sum(c.signer is not None for c in self.cells),
+                "signers": sorted({c.signer for c in self.cells if c.signer})}
 
 
 def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
@@ -126,13 +136,20 @@ def cells_source(records: Iterable[CellRecord], sid: str, location: str, *,
     """
     src = Source(sid, "folder", location, problems=list(problems))
     for rec in records:
-        why = hash_problem(rec)  # its values passed the schema when it was read
+        signer = None
+        try:
+            why = hash_problem(rec)  # its values passed the schema when it was read
+            if not why and rec.manifest is not None:
+                signer = cell_signer(rec.folder)
+        except SignatureError as e:
+            why = str(e)
         if why:
             src.problems.append(f"{where}{layout.CELLS}/{rec.hash}: {why}; left out")
             continue
         src.cells.append(SourceCell(
             rec.hash, dict(rec.spec), dict(rec.metrics), sid,
-            provenance_record(rec.provenance, rec.suite_version), href=href(rec)))
+            provenance_record(rec.provenance, rec.suite_version), href=href(rec),
+            sealed=rec.manifest is not None, signer=signer))
     return src
 
 
@@ -188,7 +205,13 @@ def _probe(uri: str) -> None:
 
 
 def read_mlflow(uri: str, sid: str) -> Source:
-    """The cell runs (tag ``bench.kind = cell``) of every experiment of a tracking URI."""
+    """The cell runs (tag ``bench.kind = cell``) of every experiment of a tracking URI.
+
+    A store is as untrusted as a folder. Each run's artifacts are read only where the store
+    itself keeps them (:func:`_artifact_reader`): through the tracking server's own artifact
+    proxy (``mlflow-artifacts:`` URIs) for a server, inside the store's folder for a local
+    store; only the cell's named files, regular and size-bounded, then parsed and validated as
+    a folder's cells are. A run whose artifacts point anywhere else is left out, by name."""
     _probe(uri)
     from mlflow.tracking import MlflowClient
 
@@ -210,39 +233,102 @@ def read_mlflow(uri: str, sid: str) -> Source:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LeaderboardError(f"{uri}: cannot read the MLflow store ({first})") from None
     web = uri.rstrip("/") if uri.startswith(("http://", "https://")) else None
-    with tempfile.TemporaryDirectory(prefix="bench-leaderboard-") as tmp:
-        for exp_id, run in runs:
-            cell = _run_cell(client, exp_id, run, sid, Path(tmp), web)
-            if isinstance(cell, str):
-                src.problems.append(cell)
-            else:
-                src.cells.append(cell)
+    for exp_id, run in runs:
+        cell = _run_cell(uri, exp_id, run, sid, web)
+        if isinstance(cell, str):
+            src.problems.append(cell)
+        else:
+            src.cells.append(cell)
     return src
 
 
-def _run_cell(client: Any, exp_id: str, run: Any, sid: str, tmp: Path,
-              web: str | None) -> SourceCell | str:
+def _store_root(uri: str) -> Path | None:
+    """The folder a local store keeps everything in (its artifacts must be inside), or None
+    for a tracking server."""
+    if uri.startswith(("http://", "https://")):
+        return None
+    if uri.startswith("sqlite:///"):
+        return Path(uri.removeprefix("sqlite:///")).resolve().parent
+    return Path(urllib.parse.urlparse(uri).path if uri.startswith("file:") else uri).resolve()
+
+
+def _artifact_reader(uri: str, artifact_uri: str) -> Callable[[str], bytes | None] | str:
+    """A reader of one run's named artifacts (``read(name)``: its bytes, None if the run has
+    no such artifact; OSError if it cannot be read), or why the run's artifacts are not read.
+
+    A tracking server: only ``mlflow-artifacts:`` URIs (served by that server's proxy, on its
+    own host), fetched with a size bound and a timeout -- a ``file:`` URI would make this
+    machine read its own files, any other scheme would send traffic elsewhere. A local store:
+    only folders that resolve inside the store's folder, read as any untrusted cell file
+    (:func:`bench.results.store.read_regular`: no symbolic link followed, bounded)."""
+    root = _store_root(uri)
+    parsed = urllib.parse.urlparse(artifact_uri)
+    if root is None:
+        server = urllib.parse.urlparse(uri)
+        if parsed.scheme != "mlflow-artifacts" or parsed.netloc not in ("", server.netloc) \
+                or ".." in parsed.path.split("/"):
+            return (f"artifacts at {artifact_uri[:120]!r}, not on the tracking server's own "
+                    "artifact proxy (mlflow-artifacts:); not read")
+        base = (f"{uri.rstrip('/')}/api/2.0/mlflow-artifacts/artifacts/"
+                f"{urllib.parse.quote(parsed.path.strip('/'))}")
+
+        def fetch(name: str) -> bytes | None:
+            try:
+                with urllib.request.urlopen(f"{base}/{urllib.parse.quote(name)}",
+                                            timeout=30) as r:
+                    data = r.read(MAX_FILE_BYTES + 1)
+            except urllib.error.HTTPError as e:
+                if e.code == 404:
+                    return None
+                raise OSError(f"{name}: HTTP {e.code}") from None
+            except (urllib.error.URLError, ValueError) as e:
+                raise OSError(f"{name}: {getattr(e, 'reason', e)}") from None
+            if len(data) > MAX_FILE_BYTES:
+                raise OSError(f"{name} has more than the {MAX_FILE_BYTES} bytes a cell file "
+                              "may have")
+            return data
+        return fetch
+    if parsed.scheme not in ("", "file"):
+        return f"artifacts at {artifact_uri[:120]!r}, outside the store; not read"
+    folder = Path(urllib.parse.unquote(parsed.path) if parsed.scheme else artifact_uri)
+    if not folder.resolve().is_relative_to(root):
+        return f"artifacts at {artifact_uri[:120]!r}, outside the store's folder {root}; not read"
+
+    def read(name: str) -> bytes | None:
+        try:
+            return read_regular(folder.resolve() / name)
+        except FileNotFoundError:
+            return None
+    return read
+
+
+def _run_cell(uri: str, exp_id: str, run: Any, sid: str, web: str | None) -> SourceCell | str:
     """One run as a :class:`SourceCell`, or the line saying why it is left out."""
     rid = run.info.run_id
     h = run.data.tags.get("bench.cell_hash", "")
     where = f"{sid}: run {rid[:12]} (cell {h or '?'})"
     if run.info.status != "FINISHED":
         return f"{where}: run status {run.info.status}; left out"
+    read = _artifact_reader(uri, str(run.info.artifact_uri or ""))
+    if isinstance(read, str):
+        return f"{where}: {read}; left out"
+    raw: dict[str, bytes | None] = {}
     try:
-        local = Path(client.download_artifacts(rid, "", str(tmp / rid)))
-    except Exception as e:  # noqa: BLE001
+        for name in (layout.SPEC, layout.METRICS, layout.PROVENANCE, layout.MANIFEST,
+                     layout.SIGNATURE):
+            raw[name] = read(name)
+    except OSError as e:
         return f"{where}: artifacts not readable ({str(e).splitlines()[0][:200]}); left out"
-    parsed = {}
-    for name in (layout.SPEC, layout.METRICS, layout.PROVENANCE):
-        try:
-            parsed[name] = json.loads((local / name).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            parsed[name] = None
-        except (OSError, ValueError) as e:
-            return f"{where}: {name} does not parse ({e}); left out"
+    parsed: dict[str, dict | None] = {}
+    try:
+        for name in (layout.SPEC, layout.METRICS, layout.PROVENANCE, layout.MANIFEST):
+            data = raw[name]
+            parsed[name] = None if data is None else parse_object(data, name)
+    except ValueError as e:
+        return f"{where}: {e}; left out"
     spec, metrics = parsed[layout.SPEC], parsed[layout.METRICS]
-    if not isinstance(spec, dict) or not isinstance(metrics, dict):
-        missing = layout.SPEC if not isinstance(spec, dict) else layout.METRICS
+    if spec is None or metrics is None:
+        missing = layout.SPEC if spec is None else layout.METRICS
         return (f"{where}: no {missing} artifact (logged by an older bench); left out -- "
                 "`bench leaderboard` on its results folder reads it")
     if spec.get("hash") != h:
@@ -250,7 +336,19 @@ def _run_cell(client: Any, exp_id: str, run: Any, sid: str, tmp: Path,
     why = invalid(spec, metrics)
     if why:
         return f"{where}: {why}; left out"
+    manifest, signer = parsed[layout.MANIFEST], None
+    if manifest is not None:  # sealed: the manifest must match the files' bytes
+        files = {n: raw[n] or b"" for n in layout.CELL_FILES}
+        why = manifest_problem(manifest, h, files)
+        if why:
+            return f"{where}: damaged ({why}); left out"
+        if raw[layout.SIGNATURE] is not None:
+            try:
+                signer = verify_signature(raw[layout.MANIFEST] or b"", raw[layout.SIGNATURE])
+            except SignatureError as e:
+                return f"{where}: {e}; left out"
     link = f"{web}/#/experiments/{exp_id}/runs/{rid}" if web else None
+    prov = manifest.get("provenance") if manifest is not None else parsed[layout.PROVENANCE]
     return SourceCell(h, spec, metrics, sid,
-                      provenance_record(parsed[layout.PROVENANCE], spec.get("suite_version")),
-                      href=None, mlflow=link)
+                      provenance_record(prov, spec.get("suite_version")),
+                      href=None, mlflow=link, sealed=manifest is not None, signer=signer)

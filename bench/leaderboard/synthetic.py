@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
@@ -117,6 +118,15 @@ def _configs(rng: random.Random, n: int) -> list[tuple[str, str, str, str, str, 
     return out  # pragma: no cover
 
 
+def _signer(run_by: str | None) -> dict[str, Any] | None:
+    """A verified signer derived from the claimed name (no draw of its own, so the boards
+    stay what they were): a named key, bob's key unknown to the keyring, None unsigned."""
+    if run_by is None:
+        return None
+    key = "ed25519:" + hashlib.sha256(run_by.encode()).hexdigest()
+    return {"key": key, "name": None if run_by == "bob" else run_by}
+
+
 def _cells(rng: random.Random, eps: float, hostile: bool) -> list[dict[str, Any]]:
     cells = []
     for seed in range(rng.randint(1, 3)):
@@ -129,6 +139,7 @@ def _cells(rng: random.Random, eps: float, hostile: bool) -> list[dict[str, Any]
                          "date": f"2026-11-{rng.randint(1, 22):02d}T{rng.randint(0, 23):02d}:"
                                  f"{rng.randint(0, 59):02d}:00Z",
                          "run_by": HOSTILE_RUN_BY if hostile else rng.choice(_PEOPLE)})
+            prov[-1] |= {"sealed": True, "signer": _signer(prov[-1]["run_by"])}
         href = None if rng.random() < 0.1 else f"file:///abs/results/cells/{h}"
         mlflow = (f"http://127.0.0.1:5000/#/experiments/1/runs/{_hex(rng, 32)}"
                   if any(p["source"] == "s2" for p in prov) else None)
@@ -191,7 +202,15 @@ def _entry(rng: random.Random, idx: int, board_id: str, board_key: tuple, cfg: t
             "config": f"{mech}{params} · sens={sens} · map={mapping}",
             "suite_version": board_key[3], "guarantee": guarantee, "audit": audit,
             "score": score, "score_ci": score_ci, "rank": None,
-            "rank_flag": "invalid privacy" if not valid else "", "points": points}
+            "rank_flag": "invalid privacy" if not valid else "", "points": points,
+            **_signed_by(points)}
+
+
+def _signed_by(points: list[dict[str, Any]]) -> dict[str, Any]:
+    used = [c["provenance"][0]["signer"] for q in points for c in q["cells"]]
+    keys = {sg["key"]: sg for sg in used if sg}
+    return {"signed_by": [keys[k] for k in sorted(keys)],
+            "unsigned_cells": sum(sg is None for sg in used)}
 
 
 def _rank(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

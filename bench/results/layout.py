@@ -5,6 +5,7 @@ Layout of a results folder (``--results``, default ``results/``)::
     cells/<hash>/spec.json        the cell, every axis resolved (:meth:`bench.grid.Cell.spec`)
     cells/<hash>/metrics.json     its measurements
     cells/<hash>/manifest.json    written last: format, hash, checksums, provenance
+    cells/<hash>/signature.json   optional: the contributor's ed25519 signature of the manifest
     cells/<hash>/error.json       instead of the three above: a failed cell
     damaged/<hash>.<UTC time>/    a damaged cell moved aside, with reason.txt
     locks/<hash>.lock             a cell being computed (:class:`bench.results.locks.CellLock`)
@@ -31,6 +32,8 @@ MANIFEST = "manifest.json"
 """Checksums and provenance, written last into a cell's folder (and a cached corpus')."""
 ERROR = "error.json"
 """What a failed cell leaves instead of the three files above."""
+SIGNATURE = "signature.json"
+"""A contributor's signature of a cell's manifest (:mod:`bench.results.signing`)."""
 PROVENANCE = "provenance.json"
 """The provenance record as an MLflow artifact (in a cell folder it is inside the manifest)."""
 CELL_FILES = (SPEC, METRICS)
@@ -70,6 +73,11 @@ def metrics_file(folder: Path) -> Path:
 def manifest_file(folder: Path) -> Path:
     """A cell folder's manifest."""
     return folder / MANIFEST
+
+
+def signature_file(folder: Path) -> Path:
+    """A cell folder's signature (:mod:`bench.results.signing`)."""
+    return folder / SIGNATURE
 
 
 def error_file(folder: Path) -> Path:

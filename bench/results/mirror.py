@@ -9,7 +9,8 @@ hash is already in the experiment is not logged again (after a resume, or by
 
 Logged per cell: params = the cell's axes and component parameters; metrics = every finite
 number of ``metrics.json`` (flattened); tags = cell hash and name, grid name, git commit, suite
-version, dataset hash, guarantee; artifact = ``spec.json``. Never any text from the dataset.
+version, dataset hash, guarantee; artifacts = the cell's files byte for byte (spec, metrics,
+manifest, signature when signed) and its provenance. Never any text from the dataset.
 
 Example:
     >>> tracker = Tracker("sqlite:///results/mlflow.db", grid_name="smoke")
@@ -140,13 +141,16 @@ class Tracker:
         return bool(found)
 
     def log_cell(self, cell_hash: str, spec: dict, metrics: dict, recheck: bool = False,
-                 provenance: dict | None = None) -> bool:
+                 provenance: dict | None = None, files: dict[str, bytes] | None = None) -> bool:
         """Mirror one finished cell as a nested run; False if it was logged before (with
         ``recheck``, as MLflow says now, see :meth:`is_logged`; otherwise as it said when this
         tracker started or since).
 
         Artifacts: ``spec.json``, ``metrics.json`` (what ``bench leaderboard`` reads back) and
         ``provenance.json`` (``provenance``, by default :func:`bench.results.provenance.current`).
+        ``files``: the cell folder's files as they are (:func:`cell_files`: spec, metrics,
+        manifest, signature), logged byte for byte instead of ``spec`` and ``metrics``
+        re-serialised, so a reader can check the manifest and the signature against them.
         """
         if self.is_logged(cell_hash) if recheck else cell_hash in self.logged:
             return False
@@ -166,8 +170,12 @@ class Tracker:
                               nested=True, tags=tags):
             mlflow.log_params(cell_params(spec))
             mlflow.log_metrics(numeric_metrics(metrics))
-            mlflow.log_dict(spec, SPEC)
-            mlflow.log_dict(metrics, METRICS)
+            if files:
+                for name, data in sorted(files.items()):
+                    mlflow.log_text(data.decode("utf-8"), name)
+            else:
+                mlflow.log_dict(spec, SPEC)
+                mlflow.log_dict(metrics, METRICS)
             if provenance is None:
                 from bench.results.provenance import current
 
@@ -183,6 +191,18 @@ class Tracker:
             metrics["wall_seconds"] = float(seconds)
         self.mlflow.log_metrics(metrics)
         self.mlflow.end_run(status="FAILED" if counts.get("failed") else "FINISHED")
+
+
+def cell_files(folder: Path) -> dict[str, bytes]:
+    """A sealed cell's files as MLflow artifacts carry them: spec, metrics, manifest and, when
+    it is signed, the signature (read as any cell file: regular, bounded)."""
+    from bench.results import layout
+    from bench.results.store import read_regular
+
+    names = [SPEC, METRICS, layout.MANIFEST]
+    if layout.signature_file(folder).is_file():
+        names.append(layout.SIGNATURE)
+    return {n: read_regular(folder / n) for n in names}
 
 
 def sync_results(results: str | Path = "results", uri: str | None = None) -> tuple[int, int]:
@@ -205,7 +225,8 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
         manifest = load_object(layout.manifest_file(folder))
         # who computed the cell, not who syncs it ({} when the cell predates provenance)
         logged += tracker.log_cell(folder.name, spec, metrics,
-                                   provenance=manifest.get("provenance") or {})
+                                   provenance=manifest.get("provenance") or {},
+                                   files=cell_files(folder))
     tracker.finish({"synced": logged})
     return logged, len(cells) - logged
 
@@ -237,8 +258,10 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: b
         if cached:
             if not tracker.is_logged(cell_hash):
                 tracker.log_cell(cell_hash, load_object(layout.spec_file(folder)),
-                                 load_object(layout.metrics_file(folder)), provenance=prov)
+                                 load_object(layout.metrics_file(folder)), provenance=prov,
+                                 files=cell_files(folder))
         else:
-            tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov)
+            tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov,
+                             files=cell_files(folder))
     finally:
         lock.release()

@@ -253,6 +253,25 @@ def file_mismatch(name: str, data: bytes, want: Any) -> str | None:
     return None
 
 
+def manifest_problem(manifest: dict[str, Any], cell_hash: str,
+                     raw: dict[str, bytes]) -> str | None:
+    """What does not match between a cell's manifest and its files' bytes (``raw``: each of
+    :data:`CELL_FILES`), or None: the format, the cell hash, the list of files, and each
+    file's size and sha256. For a cell folder and for the copy an MLflow run carries alike."""
+    if manifest.get("format") != MANIFEST_FORMAT:
+        return f"{MANIFEST} has format {manifest.get('format')!r}, expected {MANIFEST_FORMAT}"
+    if manifest.get("hash") != cell_hash:
+        return f"{MANIFEST} names cell {manifest.get('hash')!r}, not {cell_hash!r}"
+    files = manifest.get("files")
+    if not isinstance(files, dict) or set(files) != set(CELL_FILES):
+        return f"{MANIFEST} does not list exactly {', '.join(CELL_FILES)}"
+    for name in CELL_FILES:
+        problem = file_mismatch(name, raw[name], files[name])
+        if problem:
+            return problem
+    return None
+
+
 def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
     """What is wrong with a finished cell's folder, or None if it is sound (see the module
     docstring for what is checked). A folder without ``spec.json`` and ``metrics.json`` is
@@ -273,17 +292,9 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
             manifest = load_object(mf)
         except (OSError, ValueError) as e:
             return str(e)
-        if manifest.get("format") != MANIFEST_FORMAT:
-            return f"{MANIFEST} has format {manifest.get('format')!r}, expected {MANIFEST_FORMAT}"
-        if manifest.get("hash") != folder.name:
-            return f"{MANIFEST} names cell {manifest.get('hash')!r}, not {folder.name!r}"
-        files = manifest.get("files")
-        if not isinstance(files, dict) or set(files) != set(CELL_FILES):
-            return f"{MANIFEST} does not list exactly {', '.join(CELL_FILES)}"
-        for name, data in raw.items():
-            problem = file_mismatch(name, data, files[name])
-            if problem:
-                return problem
+        problem = manifest_problem(manifest, folder.name, raw)
+        if problem:
+            return problem
     try:
         spec = parse_object(raw[SPEC], SPEC)
         metrics = parse_object(raw[METRICS], METRICS)

@@ -87,7 +87,12 @@ def test_conflicting_duplicate_is_reported_and_not_ranked(tmp_path):
     assert conflict["hash"] == victim and conflict["sources"] == ["s0", "s1"]
     assert any(d.startswith("metrics.utility.macro_f1:") for d in conflict["differences"])
     assert "both on cpu-pinned-0000aaaa" in conflict["differences"][0]
-    assert victim not in _cells(doc) and other in _cells(doc)
+    # listed with the conflict named, never silently dropped, never ranked
+    assert _cells(doc)[victim]["unranked"] == "conflict" and other in _cells(doc)
+    assert _cells(doc)[other]["unranked"] is None
+    (entry,) = [e for e in doc["entries"]
+                if any(c["hash"] == victim for p in e["points"] for c in p["cells"])]
+    assert entry["rank"] is None and entry["score"] is None and entry["rank_flag"] == "conflict"
     assert doc["platform_variants"] == []
 
 
@@ -145,15 +150,21 @@ def test_unrecorded_platforms_are_variants_not_conflicts(alone, tmp_path):
 
 def _as_version(folder: Path, version: str) -> None:
     """Turn every cell of ``folder`` into one written by another suite version (new hashes)."""
+    from bench.grid import Cell
+    from bench.grid.cell import legacy_cell_hash
+    from bench.results.store import seal_cell
+
     for cell in sorted((folder / "cells").iterdir()):
         spec, metrics = (json.loads((cell / n).read_text()) for n in ("spec.json", "metrics.json"))
-        new = cell.name[:-4] + "beef"
-        spec.update(suite_version=version, hash=new)
+        spec["suite_version"] = version  # before 0.4.0 the hash covered it
+        new = legacy_cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"), version)
+        spec["hash"] = new
         metrics["suite_version"] = version
         (cell / "spec.json").write_text(json.dumps(spec))
         (cell / "metrics.json").write_text(json.dumps(metrics))
-        (cell / "manifest.json").unlink()  # unsealed: read as it is, like the report does
-        cell.rename(cell.with_name(new))
+        (cell / "manifest.json").unlink()
+        cell = cell.rename(cell.with_name(new))
+        seal_cell(cell)  # sealed as `bench verify --seal` seals an old cell
 
 
 def test_versions_are_kept_apart_unless_mixing_is_allowed(tmp_path):
@@ -227,8 +238,11 @@ def test_a_trusted_copy_stands_in_a_conflict(alone, tmp_path):
     victim = _shift_victim(b)  # a baseline: without it every entry would lose its score
     untrusted = build(read_sources([a, b]))
     assert [c["resolved_by"] for c in untrusted["conflicts"]] == [None]
-    assert all(e["rank_flag"] == "no baseline" for e in untrusted["entries"]
-               if e["score"] is None) and _scores(untrusted) != _scores(alone)
+    # the entries resting on the baseline in conflict are listed, the conflict named
+    unranked = [e for e in untrusted["entries"] if e["score"] is None]
+    assert unranked and all(e["rank_flag"] == "baseline conflict" for e in unranked)
+    assert len(untrusted["entries"]) == len(alone["entries"])
+    assert _scores(untrusted) != _scores(alone)
     doc = build(read_sources([b, a]), trusted=["s1"])
     (conflict,) = doc["conflicts"]
     assert conflict["hash"] == victim and conflict["resolved_by"] == "s1"

@@ -188,10 +188,11 @@ def test_render_page_checks_its_input(caplog) -> None:
 
 _ENTRY_KEYS = {"id", "board", "dataset", "model", "mechanism", "sensitivity", "mapping",
                "config", "suite_version", "guarantee", "audit", "score", "score_ci", "rank",
-               "rank_flag", "points"}
+               "rank_flag", "points", "signed_by", "unsigned_cells"}
 _POINT_KEYS = {"epsilon", "utility", "utility_ci", "privacy", "privacy_ci", "privacy_valid",
                "adversary", "n_w", "pareto", "mia", "audit", "cells"}
-_PROV_KEYS = {"source", "suite_version", "commit", "machine", "date", "run_by"}
+_PROV_KEYS = {"source", "suite_version", "commit", "machine", "date", "run_by", "sealed",
+              "signer"}
 
 
 def test_synthetic_is_deterministic_and_sized() -> None:

@@ -4,6 +4,7 @@ MLflow's search API (started on 127.0.0.1 by the test and stopped again)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 from bench.leaderboard import build, read_sources
 from bench.leaderboard.sources import provenance_record
@@ -55,3 +56,80 @@ def test_mlflow_server_source_merges_with_its_folder(tmp_path, mlflow_server, mo
     assert doc["conflicts"] == []
     cells = [c for e in doc["entries"] for p in e["points"] for c in p["cells"]]
     assert cells and all(len(c["provenance"]) == 2 and c["mlflow"] and c["href"] for c in cells)
+
+
+def test_mlflow_server_cells_are_sealed_and_signed_as_their_folder(tmp_path, mlflow_server):
+    """The mirror logs the cell's files byte for byte with its manifest and signature: a
+    server's copy is sealed, its signer verified, and a run whose metrics were edited on the
+    server (manifest no longer matching) is left out by name."""
+    import mlflow
+
+    from bench.results import signing
+    from bench.results.mirror import sync_results
+
+    folder = copy_results(tmp_path / "a", all_hashes()[:6])
+    kid = signing.generate_key(tmp_path / "k")
+    signing.sign_results(folder, signing.load_private_key(tmp_path / "k"))
+    assert sync_results(folder, mlflow_server) == (6, 0)
+    (src,) = read_sources([], [mlflow_server])
+    assert len(src.cells) == 6 and src.problems == []
+    assert all(c.sealed and c.signer == kid for c in src.cells)
+    # a forger with write access to the server logs edited metrics into one run
+    client = mlflow.MlflowClient(tracking_uri=mlflow_server)
+    run = next(r for r in client.search_runs(
+        [client.get_experiment_by_name("bench").experiment_id], "tags.`bench.kind` = 'cell'"))
+    h = run.data.tags["bench.cell_hash"]
+    metrics = json.loads((folder / "cells" / h / "metrics.json").read_text())
+    metrics["utility"]["macro_f1"] = 0.99
+    with mlflow.start_run(run_id=run.info.run_id):
+        mlflow.log_text(json.dumps(metrics), "metrics.json")
+    (src,) = read_sources([], [mlflow_server])
+    line = next(p for p in src.problems if h in p)
+    assert "damaged" in line and "metrics.json" in line and len(src.cells) == 5
+
+
+def test_a_local_store_whose_runs_point_outside_it_is_not_followed(tmp_path):
+    """A run's artifact_uri is the submitter's to write: a local store's runs are read only
+    inside the store's folder, and one pointing elsewhere is left out by name."""
+    import sqlite3
+
+    from bench.results.mirror import default_uri, sync_results
+
+    folder = copy_results(tmp_path / "a", all_hashes()[:3])
+    uri = default_uri(folder)
+    assert sync_results(folder, uri) == (3, 0)
+    (src,) = read_sources([], [uri])
+    assert len(src.cells) == 3 and all(c.sealed for c in src.cells)
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(folder / "mlartifacts", outside)
+    db = sqlite3.connect(folder / "mlflow.db")
+    (rid,) = db.execute("select run_uuid from runs where run_uuid in (select run_uuid from "
+                        "tags where key='bench.kind' and value='cell') limit 1").fetchone()
+    db.execute("update runs set artifact_uri=? where run_uuid=?",
+               ((outside / "x" / rid / "artifacts").as_uri(), rid))
+    db.commit()
+    db.close()
+    (src,) = read_sources([], [uri])
+    line = next(p for p in src.problems if rid[:12] in p)
+    assert "outside the store's folder" in line and len(src.cells) == 2
+    # a symbolic link inside the store that leads out of it is not followed either
+    art = next(p for p in (folder / "mlartifacts").glob("*/artifacts")
+               if p.parent.name != rid and (p / "spec.json").exists())
+    (art / "metrics.json").unlink()
+    (art / "metrics.json").symlink_to("/dev/zero")
+    (src,) = read_sources([], [uri])
+    assert any("symbolic link" in p for p in src.problems) and len(src.cells) == 1
+
+
+def test_a_server_run_pointing_at_this_machines_files_is_not_read(tmp_path, mlflow_server):
+    """A tracking server's run whose artifact_uri is a file: path would make the leaderboard's
+    machine read its own files: only the server's own artifact proxy is read."""
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=mlflow_server)
+    exp = client.create_experiment("hostile", artifact_location=(tmp_path / "x").as_uri())
+    run = client.create_run(exp, tags={"bench.kind": "cell", "bench.cell_hash": "0" * 16})
+    client.set_terminated(run.info.run_id)
+    (src,) = read_sources([], [mlflow_server])
+    (line,) = src.problems
+    assert "not on the tracking server's own artifact proxy" in line and src.cells == []

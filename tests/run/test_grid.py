@@ -263,7 +263,7 @@ def test_logging_to_a_real_mlflow_server(grid, tmp_path, mlflow_server):
     assert {"bench.git_commit", "bench.suite_version", "bench.dataset_hash"} <= set(
         cells[0].data.tags)
     artifacts = {a.path for a in client.list_artifacts(cells[0].info.run_id)}
-    assert artifacts == {"spec.json", "metrics.json", "provenance.json"}
+    assert artifacts == {"spec.json", "metrics.json", "manifest.json", "provenance.json"}
 
 
 def test_mlflow_sync_backfills_once(grid, tmp_path):

@@ -88,6 +88,21 @@
     if (e.config !== null && e.config !== undefined) { return String(e.config); }
     return [e.mechanism, "sens=" + e.sensitivity, "map=" + e.mapping].join(" \u00b7 ");
   }
+  function keyText(k) {  // a key id shown by its first 16 hex digits
+    var t = txt(k) || "";
+    return t.length > 24 ? t.slice(0, 24) + "\u2026" : t;
+  }
+  function signerText(sg) {  // a verified signer: the keyring's name, else the key
+    if (!isObj(sg)) { return "unsigned"; }
+    return txt(sg.name) !== null ? String(sg.name) + " (" + keyText(sg.key) + ")"
+      : "unknown key " + keyText(sg.key);
+  }
+  function signedText(e) {  // who signed the cells an entry's points use
+    var names = arr(e.signed_by).map(signerText);
+    var n = num(e.unsigned_cells);
+    if (!names.length) { return "unsigned"; }
+    return names.join(", ") + (n ? " + " + n + " unsigned" : "");
+  }
   function cellsOf(e) {
     var out = [];
     arr(e.points).forEach(function (q) {
@@ -110,6 +125,7 @@
     {id: "guarantee", label: "Guarantee", key: function (e) { return txt(e.guarantee); }},
     {id: "audit", label: "Audit", key: function (e) {
       var v = AUDIT_KEY[e.audit]; return v === undefined ? null : v; }},
+    {id: "signed", label: "Signed by", key: signedText},
     {id: "epsilon", label: "\u03b5 (\u2605 Pareto): U utility \u00b7 P privacy \u00b7 N_w \u00b7 MIA",
      key: function (e) { return paretoCount(e); }},
     {id: "cells", label: "Cells", key: function (e) { return cellsOf(e).length; }}
@@ -215,8 +231,9 @@
     bits.push("commit " + (p.commit === null || p.commit === undefined ? "\u2014" : p.commit));
     bits.push("machine " + (p.machine === null || p.machine === undefined ? "\u2014" : p.machine));
     bits.push("date " + (p.date === null || p.date === undefined ? "\u2014" : p.date));
-    if (p.run_by !== null && p.run_by !== undefined) { bits.push("run by " + p.run_by); }
     if (p.numeric) { bits.push("platform " + p.numeric); }
+    bits.push(isObj(p.signer) ? "signed by " + signerText(p.signer) : "unsigned");
+    if (p.sealed === false) { bits.push("unsealed (no manifest)"); }
     return bits.join(", ");
   }
   function cellsCell(e) {
@@ -244,7 +261,8 @@
         "<td>" + esc(txt(e.model) === null ? "\u2014" : e.model) + "</td>" +
         "<td>" + esc(configText(e)) + "</td>" +
         "<td>" + esc(txt(e.guarantee) === null ? "\u2014" : e.guarantee) + "</td>" +
-        auditCell(e) + epsCell(e) + cellsCell(e) + "</tr>";
+        auditCell(e) + "<td>" + esc(signedText(e)) + "</td>" + epsCell(e) + cellsCell(e) +
+        "</tr>";
     }
     return ROWHTML[i];
   }
@@ -259,7 +277,8 @@
     {id: "mapping", label: "Mapping", get: function (e) { return txt(e.mapping); }},
     {id: "suite_version", label: "Suite version",
      get: function (e) { return txt(e.suite_version); }},
-    {id: "audit", label: "Audit", get: function (e) { return txt(e.audit); }}
+    {id: "audit", label: "Audit", get: function (e) { return txt(e.audit); }},
+    {id: "signed", label: "Signed by", get: signedText}
   ];
   var collator = new Intl.Collator(undefined, {numeric: true});
   var state = {filters: {}, sort: null, dir: "ascending", all: false, plots: PLOT_LIMIT};
