@@ -230,3 +230,31 @@ def test_a_spec_of_an_old_format_is_one_line_never_a_crash(tmp_path, edit):
     report = verify_results(cell.parent.parent, repair=True)
     (line,) = [a for a in report.actions if a.startswith(f"not recomputing {cell.name}")]
     assert "\n" not in line
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda s: s["settings"].update(embedding_path="/dev/zero"),
+     "its embedding is a file named in the spec (settings.embedding_path)"),
+    (lambda s: (s["model"].update(name="transformer", params={"model_path": "/etc"}),
+                s["settings"].update(model_defaults={})),
+     "its model is a folder named in the spec (model_path)"),
+], ids=["embedding_path", "model_path"])
+def test_verify_repair_does_not_recompute_a_spec_naming_another_file(tmp_path, monkeypatch,
+                                                                     edit, why):
+    """Like a dataset `path`: the embedding file (`/dev/zero` would be read forever) and a
+    model folder are named by the grid, never by a stored spec (`bench run` accepts both)."""
+    import bench.run.cell
+    from bench.grid.stored import spec_refusal
+    from bench.verify import verify_results
+
+    def run_cell(*args, **kwargs):
+        raise AssertionError("recomputed a spec naming a file")
+
+    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+
+    cell = _hostile(_one_cell(tmp_path), edit)
+    assert spec_refusal(json.loads((cell / "spec.json").read_text())) is None
+    report = verify_results(cell.parent.parent, repair=True)
+    assert any(a.startswith(f"not recomputing {cell.name}: {why}") for a in report.actions), \
+        report.actions
+    assert not any(a.startswith("recomputed") for a in report.actions)
