@@ -161,10 +161,13 @@ class Parser:
 
     def check_limits(self, key: str, kind: str, name: str, params: Mapping[str, Any],
                      built: Any = None) -> None:
-        """The resource limits (:mod:`bench.grid.limits`) on the parameters as given or, with
-        ``built`` (the constructed component), on the counts derived from its parameters."""
-        why = (limit_error(kind, name, params) if built is None else
-               derived_error(kind, name, built.params, self.settings.get("vocab_size")))
+        """The resource limits (:mod:`bench.grid.limits`) on the parameters as given and, with
+        ``built`` (the constructed component), on the counts derived from its parameters.
+        Called after a component is built, so that its own messages (a type, a lower bound)
+        come first."""
+        why = limit_error(kind, name, params)
+        if why is None and built is not None:
+            why = derived_error(kind, name, built.params, self.settings.get("vocab_size"))
         if why:
             label = "setting" if kind == "settings" else f"{kind} {name!r} parameter"
             raise self.fail(key, f"{label} {why}")
@@ -232,14 +235,14 @@ class Parser:
         if name not in reg:
             raise self.fail(key, reg.unknown_message(name))
         spec = reg.get(name)
-        if not partial:
-            self.check_limits(key, "dataset", name, params)
         from bench.datasets.base import resolve_config
 
         try:
             resolved = resolve_config(spec, params)
         except ValueError as e:
             raise self.fail(key, str(e)) from None
+        if not partial:
+            self.check_limits(key, "dataset", name, params)
         reason = ""
         if "path" in spec.options and not partial:
             path = resolved.get("path")
@@ -281,7 +284,6 @@ class Parser:
         version = str(getattr(cls, "version", "1"))
         if partial:
             return Entry(kind, name, freeze(params), freeze(params), key, version)
-        self.check_limits(key, kind, name, params)
         if kind != "mechanism":
             try:
                 obj = construct(kind, name, params)
@@ -299,6 +301,7 @@ class Parser:
             except (ValueError, TypeError) as e:
                 errors.append(str(e))
                 continue
+            self.check_limits(key, kind, name, params, obj)
             return Entry(kind, name, freeze({**params, **obj.params}), freeze(params), key,
                           version, obj)
         raise self.fail(key, f"{errors[0]} (refused at every epsilon of the grid)")
@@ -332,11 +335,11 @@ class Parser:
         version = str(getattr(cls, "version", "1"))
         if partial:
             return Entry("rewriter", name, freeze(params), freeze(params), key, version)
-        self.check_limits(key, "rewriter", name, params)
         try:
             obj = construct("rewriter", name, params)
         except (ValueError, TypeError) as e:
             raise self.fail(key, str(e)) from None
+        self.check_limits(key, "rewriter", name, params, obj)
         return Entry("rewriter", name, freeze({**params, **obj.params}), freeze(params), key,
                      version, obj)
 

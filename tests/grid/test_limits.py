@@ -50,8 +50,10 @@ def test_bench_run_refuses_epochs_1e9(tmp_path, capsys, value, shown):
      "(from beta and delta at a vocabulary of 50,001 words) is above its limit 4,096"),
     ({"dataset": "[{name: bbc, subsample: 1000000000}]"}, "", "axes.dataset[0]",
      "dataset 'bbc' parameter subsample = 1000000000 is above its limit 100,000,000"),
-    ({"dataset": "[{name: bbc, max_tokens: -1}]"}, "", "axes.dataset[0]",
-     "max_tokens must be an integer from 1 to 10,000,000 or null, got -1"),
+    ({"dataset": "[{name: bbc, max_tokens: 100000000}]"}, "", "axes.dataset[0]",
+     "max_tokens = 100000000 is above its limit 10,000,000"),
+    ({"model": "[{name: lstm, epochs: 0}]"}, "", "axes.model[0]",  # models are not built here
+     "epochs must be an integer from 1 to 1,000, got 0"),
     ({}, "vocab_size: 100000000", "settings.vocab_size",
      "setting vocab_size = 100000000 is above its limit 2,000,000"),
     ({}, "rewrite_max_docs: '20'", "settings.rewrite_max_docs",
