@@ -13,9 +13,10 @@ Checked (files are the source of truth, :mod:`bench.results.store`):
 
 ``--repair`` moves damaged cells and temporary folders aside to ``results/damaged/`` (never
 deleting them), recomputes every damaged cell whose stored spec still describes a current
-cell (its baseline is looked up among the sound cells), logs missing runs, deletes the extra runs
-of duplicated cells and re-logs disagreeing ones; ``--seal`` writes manifests for unsealed
-cells. Orphaned runs are only reported.
+cell that ``bench run`` would accept (:func:`recompute_refusal`: no file named in it, its values
+within the grid checks and resource limits; its baseline is looked up among the sound cells),
+logs missing runs, deletes the extra runs of duplicated cells and re-logs disagreeing ones;
+``--seal`` writes manifests for unsealed cells. Orphaned runs are only reported.
 
 Example:
     >>> report = verify_results("results", repair=True)
@@ -165,15 +166,46 @@ def _forget_engine(uri: str) -> None:
         engine.dispose()
 
 
-def recompute_refusal(spec: dict) -> str | None:
+def recompute_refusal(spec: Any) -> str | None:
     """Why a spec read from a results folder is not recomputed (``bench verify --repair``,
-    ``bench leaderboard --verify``), or None. A cell written before 0.4.0 hashed the suite
-    version; a spec naming a dataset file (``path``) could name any file on this machine, and
-    only its grid file says which data the user meant."""
+    ``bench leaderboard --verify``), in one line, or None; never raises.
+
+    A cell written before 0.4.0 hashed the suite version; a spec naming a dataset file
+    (``path``), an embedding file or a model folder could name any file on this machine, and
+    only its grid file says which one the user meant; and a spec is recomputed only if
+    ``bench run`` would accept the grid values it describes
+    (:func:`bench.grid.stored.spec_refusal`: names known, parameters valid, the resource
+    limits, so no ``epochs: 1e9``)."""
+    from bench.grid.stored import spec_refusal
+
+    if not isinstance(spec, dict):
+        return f"its {layout.SPEC} is not a JSON object"
     if "suite_version" in spec:
         return "written before 0.4.0 (`bench migrate` re-keys such cells)"
-    if ((spec.get("dataset") or {}).get("config") or {}).get("path"):
+    dataset = spec.get("dataset")
+    config = dataset.get("config") if isinstance(dataset, dict) else None
+    if isinstance(config, dict) and config.get("path"):
         return "its dataset is a file named in the spec"
+    named = _file_named(spec)
+    if named:
+        return named
+    why = spec_refusal(spec)
+    if why:
+        return f"`bench run` would refuse it: {why}"
+    return None
+
+
+def _file_named(spec: dict) -> str | None:
+    """Why a spec names a file besides its dataset's, or None: the embedding
+    (``settings.embedding_path``, read like a dataset's ``path``) or a model's folder
+    (``model_path``)."""
+    settings = spec.get("settings")
+    if isinstance(settings, dict) and settings.get("embedding_path"):
+        return "its embedding is a file named in the spec (settings.embedding_path)"
+    model = spec.get("model")
+    params = model.get("params") if isinstance(model, dict) else None
+    if isinstance(params, dict) and params.get("model_path"):
+        return "its model is a folder named in the spec (model_path)"
     return None
 
 
@@ -182,9 +214,10 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
     ``--repair`` may recompute, else the reason it is not recomputed.
 
     The spec is read like any file of an untrusted folder (:func:`bench.results.store.read_regular`;
-    a cell folder that was a symbolic link is not followed). A spec naming a dataset file
-    (``path``) is not recomputed: a hostile spec could name any file on this machine, and
-    only its grid file says which data the user meant.
+    a cell folder that was a symbolic link is not followed). A spec is not recomputed when
+    :func:`recompute_refusal` gives a reason: e.g. it names a file (a hostile spec could name
+    any file on this machine, and only its grid file says which data the user meant), or
+    ``bench run`` would refuse its values (``epochs: 1e9``).
     """
     from bench.grid import Cell, cell_hash
 

@@ -160,3 +160,101 @@ def test_values_out_of_their_domain_are_left_out_by_name(tmp_path, edit, why):
     keep = {(e["config"], e["rank"]) for e in honest["entries"]}
     assert {(e["config"], e["rank"]) for e in doc["entries"]} <= keep | {
         (e["config"], None) for e in honest["entries"]}
+
+
+def _hostile(cell: Path, edit) -> Path:
+    """Damage ``cell`` as a careful submitter would: its spec edited and hashed to the folder's
+    new name (so only the manifest tells), for `--repair` to recompute."""
+    from bench.grid import Cell, cell_hash
+
+    spec = json.loads((cell / "spec.json").read_text())
+    edit(spec)
+    spec["hash"] = cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"))
+    target = cell.rename(cell.parent / spec["hash"])
+    (target / "spec.json").write_text(json.dumps(spec))  # the manifest no longer matches
+    return target
+
+
+def _files(root: Path, leave_out: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and leave_out not in p.parents}
+
+
+def test_verify_repair_does_not_recompute_epochs_1e9(tmp_path, capsys, monkeypatch):
+    """Issue 24: a damaged cell whose spec trains the LSTM for 1e9 epochs was recomputed
+    (without bound); now it is refused with the limit `bench run` applies to a grid."""
+    import bench.run.cell
+    from bench.verify import verify_results
+
+    def run_cell(*args, **kwargs):
+        raise AssertionError("recomputed a spec that bench run refuses")
+
+    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+    results = _copy(tmp_path / "r", 2)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "f").write_text("x")
+    cell = _hostile(sorted((results / "cells").iterdir())[0],
+                    lambda s: s["model"]["params"].update(epochs=1e9))
+    assert verify_results(results).damaged.keys() == {cell.name}
+    outside = _files(tmp_path, results)
+    assert main(["verify", "--results", str(results), "--repair"]) == 1  # as for any refusal
+    lines = [x for x in capsys.readouterr().out.splitlines() if "not recomputing" in x]
+    assert lines == [
+        f"  not recomputing {cell.name}: `bench run` would refuse it: model: model 'lstm' "
+        "parameter epochs = 1000000000.0 is above its limit 1,000 (passes over the training "
+        "data; the shipped grids use at most 20); run its grid again (`bench run GRID "
+        f"--results {results}`)"]
+    assert _files(tmp_path, results) == outside  # nothing written outside the folder
+    assert not (results / "cells" / cell.name).exists()
+    assert [p.name for p in (results / "damaged").iterdir()][0].startswith(cell.name)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda s: s.update(dataset="bbc"),  # a name where {name, config} is now
+    lambda s: s.pop("settings"),
+    lambda s: s["model"].update(params=None),
+    lambda s: s.update(seed="0"),
+    lambda s: s.update(mechanism=["mvl", {}]),
+], ids=["dataset-a-name", "no-settings", "params-null", "seed-a-string", "mechanism-a-list"])
+def test_a_spec_of_an_old_format_is_one_line_never_a_crash(tmp_path, edit):
+    """`bench verify --repair` and `bench leaderboard --verify` (both through
+    recompute_refusal) name such a spec in one line; neither raises."""
+    from bench.verify import recompute_refusal, verify_results
+
+    cell = _one_cell(tmp_path)
+    spec = json.loads((cell / "spec.json").read_text())
+    edit(spec)
+    why = recompute_refusal(spec)
+    assert why and "\n" not in why and "`bench run` would refuse it" in why, why
+    (cell / "spec.json").write_text(json.dumps(spec))
+    report = verify_results(cell.parent.parent, repair=True)
+    (line,) = [a for a in report.actions if a.startswith(f"not recomputing {cell.name}")]
+    assert "\n" not in line
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda s: s["settings"].update(embedding_path="/dev/zero"),
+     "its embedding is a file named in the spec (settings.embedding_path)"),
+    (lambda s: (s["model"].update(name="transformer", params={"model_path": "/etc"}),
+                s["settings"].update(model_defaults={})),
+     "its model is a folder named in the spec (model_path)"),
+], ids=["embedding_path", "model_path"])
+def test_verify_repair_does_not_recompute_a_spec_naming_another_file(tmp_path, monkeypatch,
+                                                                     edit, why):
+    """Like a dataset `path`: the embedding file (`/dev/zero` would be read forever) and a
+    model folder are named by the grid, never by a stored spec (`bench run` accepts both)."""
+    import bench.run.cell
+    from bench.grid.stored import spec_refusal
+    from bench.verify import verify_results
+
+    def run_cell(*args, **kwargs):
+        raise AssertionError("recomputed a spec naming a file")
+
+    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+
+    cell = _hostile(_one_cell(tmp_path), edit)
+    assert spec_refusal(json.loads((cell / "spec.json").read_text())) is None
+    report = verify_results(cell.parent.parent, repair=True)
+    assert any(a.startswith(f"not recomputing {cell.name}: {why}") for a in report.actions), \
+        report.actions
+    assert not any(a.startswith("recomputed") for a in report.actions)

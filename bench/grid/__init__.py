@@ -7,8 +7,9 @@ is expanded; ``exclude`` entries remove cells by partial match, ``include`` entr
 privatization: mechanism ``none``, ε = ∞) is added for every dataset × model × seed.
 
 Nothing here loads data, fits a mechanism or trains a model: names are checked against the
-registries, parameters by constructing the (cheap, unfitted) components, so a bad grid fails in
-well under a second with one :class:`GridError` naming the file and the key. Cells that are
+registries, parameters by constructing the (cheap, unfitted) components and against the
+resource limits (:mod:`~bench.grid.limits`), so a bad grid fails in well under a second with
+one :class:`GridError` naming the file and the key. Cells that are
 well-formed but cannot run (a text-only model fed vectors, a selection mechanism with a vector
 mapping, a mechanism refusing an ε, a dataset whose file is not configured) are not errors: they
 land in :attr:`Grid.skipped` with the reason.
@@ -26,8 +27,10 @@ Example:
 The package follows that path: :mod:`~bench.grid.parse` reads the files (YAML, ``extends``),
 :mod:`~bench.grid.validate` checks each value against the registries and gives the skip
 reasons, :mod:`~bench.grid.expand` builds the cells, :mod:`~bench.grid.cell` is the record and
-its hashes, :mod:`~bench.grid.schema` the allowed keys and defaults, and
-:mod:`~bench.grid.summary` the text of ``bench validate``.
+its hashes, :mod:`~bench.grid.schema` the allowed keys and defaults,
+:mod:`~bench.grid.limits` the resource limits on the parameters that drive a cell's cost,
+:mod:`~bench.grid.stored` the same checks on a stored spec (before ``bench verify --repair``
+recomputes it), and :mod:`~bench.grid.summary` the text of ``bench validate``.
 """
 
 from bench.grid.cell import Cell, cell_hash, privatization_hash

@@ -2,8 +2,9 @@
 
 :class:`Parser` turns each raw value (a name, ``{name: ..., <param>: ...}``, an ε, a seed, the
 settings) into a checked :class:`Entry`: names are looked up in the registries (unknown ones get
-a did-you-mean), parameters are checked by constructing the cheap, unfitted component, and
-every error names the file and the key. :func:`skip_reason` says why a cell that is well-formed
+a did-you-mean), parameters are checked by constructing the cheap, unfitted component and
+against the resource limits (:mod:`bench.grid.limits`), and every error names the file and the
+key. :func:`skip_reason` says why a cell that is well-formed
 cannot run (those cells are skipped, not errors).
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 
 from bench.grid.components import ModelInfo, construct, model_catalog, param_names, registry
 from bench.grid.frozen import FrozenDict, freeze
+from bench.grid.limits import derived_error, limit_error
 from bench.grid.parse import RawGrid
 from bench.grid.schema import (
     BASELINE,
@@ -82,6 +84,8 @@ class Parser:
         vs = s["vocab_size"]
         if isinstance(vs, bool) or not isinstance(vs, int) or vs < 2:
             raise self.fail(k + "vocab_size", f"must be an integer >= 2, got {vs!r}")
+        for key in ("vocab_size", "rewrite_max_docs"):
+            self.check_limits(k + key, "settings", "*", {key: s[key]})
         from bench.embeddings import OOV_POLICIES
 
         if s["oov"] not in OOV_POLICIES:
@@ -118,6 +122,7 @@ class Parser:
                 raise self.fail(f"{k}models.{name}", f"must be a mapping of hyperparameters, "
                                                      f"got {params!r}")
             self._check_model_params(f"{k}models.{name}", catalog[name], params)
+            self.check_limits(f"{k}models.{name}", "model", name, params)
         s["metrics"] = sorted(set(metrics), key=metrics.index)
         self._check_adversaries(k + "adversaries", s["adversaries"])
         from bench.rewriters.base import FIT_ON
@@ -153,6 +158,19 @@ class Parser:
         for p in params:
             if p not in info.params:
                 raise self.fail(key, unknown(f"model {info.name!r} parameter", p, info.params))
+
+    def check_limits(self, key: str, kind: str, name: str, params: Mapping[str, Any],
+                     built: Any = None) -> None:
+        """The resource limits (:mod:`bench.grid.limits`) on the parameters as given and, with
+        ``built`` (the constructed component), on the counts derived from its parameters.
+        Called after a component is built, so that its own messages (a type, a lower bound)
+        come first."""
+        why = limit_error(kind, name, params)
+        if why is None and built is not None:
+            why = derived_error(kind, name, built.params, self.settings.get("vocab_size"))
+        if why:
+            label = "setting" if kind == "settings" else f"{kind} {name!r} parameter"
+            raise self.fail(key, f"{label} {why}")
 
     # -- axis values ---------------------------------------------------------------------------
     @staticmethod
@@ -223,6 +241,8 @@ class Parser:
             resolved = resolve_config(spec, params)
         except ValueError as e:
             raise self.fail(key, str(e)) from None
+        if not partial:
+            self.check_limits(key, "dataset", name, params)
         reason = ""
         if "path" in spec.options and not partial:
             path = resolved.get("path")
@@ -243,6 +263,7 @@ class Parser:
         self._check_model_params(key, info, params)
         if partial:
             return Entry("model", name, freeze(params), freeze(params), key, info.version, info)
+        self.check_limits(key, "model", name, params)
         merged = {**self.settings.get("models", {}).get(name, {}), **params}
         return Entry("model", name, freeze(merged), freeze(params), key, info.version, info)
 
@@ -268,6 +289,7 @@ class Parser:
                 obj = construct(kind, name, params)
             except (ValueError, TypeError) as e:
                 raise self.fail(key, str(e)) from None
+            self.check_limits(key, kind, name, params, obj)
             return Entry(kind, name, freeze({**params, **obj.params}), freeze(params), key,
                           version, obj)
         # mechanism: valid parameters must construct at some epsilon (the rules that depend on
@@ -279,6 +301,7 @@ class Parser:
             except (ValueError, TypeError) as e:
                 errors.append(str(e))
                 continue
+            self.check_limits(key, kind, name, params, obj)
             return Entry(kind, name, freeze({**params, **obj.params}), freeze(params), key,
                           version, obj)
         raise self.fail(key, f"{errors[0]} (refused at every epsilon of the grid)")
@@ -316,6 +339,7 @@ class Parser:
             obj = construct("rewriter", name, params)
         except (ValueError, TypeError) as e:
             raise self.fail(key, str(e)) from None
+        self.check_limits(key, "rewriter", name, params, obj)
         return Entry("rewriter", name, freeze({**params, **obj.params}), freeze(params), key,
                      version, obj)
 

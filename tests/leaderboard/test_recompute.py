@@ -87,3 +87,37 @@ def test_verify_must_not_be_negative(honest):
 
     with pytest.raises(LeaderboardError, match="--verify must be 0 or more"):
         build_leaderboard([honest], verify=-1)
+
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "results" / "reference" / "quickstart"
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda s: s["model"]["params"].update(epochs=1e9),
+     "`bench run` would refuse it: model: model 'lstm' parameter epochs = 1000000000.0 is "
+     "above its limit 1,000"),
+    (lambda s: s["dataset"].update(config="bbc"), "dataset: not {name: ..., config: {...}}"),
+])
+def test_a_spec_bench_run_refuses_is_not_recomputed(tmp_path, monkeypatch, edit, why):
+    """Issue 24: `--verify` recomputed whatever a submitted spec asked for (epochs: 1e9), and
+    a spec of another format (its dataset config a text) raised AttributeError; now either is
+    "not checked", with one line saying why."""
+    import bench.run.cell
+    from bench.grid import Cell, cell_hash
+    from bench.leaderboard.merge import MergedCell
+    from bench.leaderboard.recompute import Recomputer
+
+    def run_cell(*args, **kwargs):
+        raise AssertionError("recomputed a spec that bench run refuses")
+
+    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+    spec = json.loads(next(QUICKSTART.glob("cells/*/spec.json")).read_text())
+    edit(spec)
+    try:  # hashed to its name, as a careful submitter would
+        h = cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"))
+    except AttributeError:
+        h = "0123456789abcdef"
+    rc = Recomputer({h: MergedCell(h, spec, {})}, tmp_path / "work")
+    rc.platform = {"pinned": True, "id": "here"}  # the spec, not the platform, is the reason
+    check = rc.check(h)
+    assert check.status == "not checked" and why in check.reason and "\n" not in check.reason
