@@ -283,9 +283,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
                    rng=_rng(opts.seed, board.key, row))
         if sc.ci is None:
             flag = "no interval"
-    held = _held_out(row, opts.copies)
-    held = held or (f"baseline {_held_out(base, opts.copies)}"
-                    if _held_out(base, opts.copies) else "")
+    base_held = _held_out(base, opts.copies)
+    held = _held_out(row, opts.copies) or (f"baseline {base_held}" if base_held else "")
     if held and attr != NO_ATTRIBUTE:  # listed, with why, never ranked
         flag, sc = held, None
     if sc is not None and audit == "VIOLATION":

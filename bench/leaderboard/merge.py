@@ -18,7 +18,9 @@ platform each copy was computed on (``provenance.numeric.id``, :mod:`bench.numer
   A variant never removes a cell, so never an entry's baseline.
 
 A copy without a manifest (*unsealed*: nothing says its files are the ones computed) is used
-only when no sealed copy exists, and then its cell is listed, never ranked.
+only when no sealed copy exists, and then its cell is listed, never ranked -- unless it comes
+from a trusted source, whose owner vouches for it (``bench report`` trusts the one folder it
+reports on).
 
 A source can be *trusted* (``bench leaderboard --trusted SOURCE``: the maintainer's own
 results). In a conflict a trusted copy stands: the cell stays in the ranking with it, and the
@@ -158,14 +160,14 @@ def _resolve(h: str, copies: list[SourceCell], trusted: frozenset[str] = frozens
                                CONFLICT), conflict, None)
         conflict["resolved_by"] = sure[0].source  # the trusted copy stands
         ordered = [sure[0]] + [c for c in copies if c is not sure[0]]
-        return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0]),
-                           "" if sure[0].sealed else UNSEALED), conflict, None)
+        return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0])),
+                conflict, None)
     pool = [c for c in copies if c.sealed] or copies
     pinned = [c for c in pool if platform_of(c).startswith(PINNED_PREFIX)]
     chosen = (pinned or pool)[0]
     ordered = [chosen] + [c for c in copies if c is not chosen]
     merged = MergedCell(h, chosen.spec, chosen.metrics, ordered, platform_of(chosen),
-                        "" if chosen.sealed else UNSEALED)
+                        "" if chosen.sealed or chosen.source in trusted else UNSEALED)
     spread = []
     for other in ordered[1:]:
         diff = _diff(chosen, other)

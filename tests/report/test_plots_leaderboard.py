@@ -116,7 +116,7 @@ def test_leaderboard_renders_and_sorts_in_chromium(report, tmp_path: Path) -> No
     assert len(rows) == len(data["entries"]) == 4  # mvl, mvl unit_norm, tem; mvl of 0.0.9
     assert 'data-sorted=""' in dom  # board by board in rank order by default
     header = _header(dom)
-    assert header == ["board", "rank", "score", "model", "config", "guarantee", "audit",
+    assert header == ["board", "rank", "score", "model", "config", "guarantee", "audit", "signed",
                       "epsilon", "cells"]
     config = header.index("config")
     dom = _dump_dom(page.as_uri() + "?sort=config&dir=desc", tmp_path)
