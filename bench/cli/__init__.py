@@ -6,6 +6,7 @@ Commands:
     bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
+    bench embeddings fetch NAME [--from TARBALL] [--force]
     bench validate GRID [--details]
     bench run GRID [--results DIR] [--jobs N] [--executor local|dask] [--scheduler ADDRESS]
                    [--tracking-uri URI] [--no-mlflow] [--overwrite never|only-missing|always]
@@ -23,8 +24,8 @@ Commands:
 Bad input gets one clear line on stderr and exit code 2; nothing is written.
 
 One module per group of commands, each holding its commands and their parsers:
-:mod:`~bench.cli.components` (ls, privatize, data), :mod:`~bench.cli.grid` (validate, run,
-mlflow-sync, dask-worker), :mod:`~bench.cli.report` (report, leaderboard),
+:mod:`~bench.cli.components` (ls, privatize, data, embeddings), :mod:`~bench.cli.grid`
+(validate, run, mlflow-sync, dask-worker), :mod:`~bench.cli.report` (report, leaderboard),
 :mod:`~bench.cli.checks` (audit, verify, migrate, reference), :mod:`~bench.cli.sign` (keygen,
 sign), :mod:`~bench.cli.tools` (perf, demo); :mod:`~bench.cli.common` holds the exit codes and
 shared helpers. Every command imports what it needs when it runs, so ``bench --help`` stays
@@ -51,7 +52,12 @@ from bench.cli.common import (
     UsageError,
     VerifyFailed,
 )
-from bench.cli.components import add_data_parser, add_ls_parser, add_privatize_parser
+from bench.cli.components import (
+    add_data_parser,
+    add_embeddings_parser,
+    add_ls_parser,
+    add_privatize_parser,
+)
 from bench.cli.grid import (
     add_dask_worker_parser,
     add_mlflow_sync_parser,
@@ -85,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ls_parser(sub)
     add_privatize_parser(sub)
     add_data_parser(sub)
+    add_embeddings_parser(sub)
     add_perf_parser(sub)
     add_audit_parser(sub)
     add_validate_parser(sub)

