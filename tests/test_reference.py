@@ -60,6 +60,36 @@ def test_committed_cells_rerun_bit_exactly(grid, monkeypatch):
     assert res.rerun_platform.startswith("cpu-pinned-"), res.rerun_platform
 
 
+CACHED_CHANNEL_CELLS = {"59f9b239230cb578": "computed", "9eddabfca2e48e72": "reused",
+                        "09d6fb8c2134bc84": "computed", "09d6fb8c2134bc84 again": "reused"}
+"""The cheapest committed cells with the informed adversary, rerun in one results folder: tem
+ε = 10 seeds 1 and 3 (one exact channel: the second cell reads the first one's from the cache)
+and truncated_gumbel ε = 100 seed 1 twice (a sampled channel: the second rerun reads the first
+one's, with the random stream's state)."""
+
+
+def test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache(monkeypatch,
+                                                                             tmp_path):
+    """A committed cell whose informed adversary reads its channel from the results folder's
+    channel cache (on disk: another worker's) gives the committed metrics exactly."""
+    from bench.reference import committed_cells, expected_cells, reference_dir, rerun_cells
+    from bench.results.channels import forget_memory
+    from bench.results.record import read_metrics
+
+    monkeypatch.chdir(ROOT)
+    folder = reference_dir("quickstart")
+    cells = committed_cells(folder)
+    expected, _ = expected_cells("quickstart")
+    work = tmp_path / "rerun"
+    for name, how in CACHED_CHANNEL_CELLS.items():
+        h = name.split()[0]
+        forget_memory()  # only the disk is shared, as between worker processes
+        assert rerun_cells(folder, [h], expected, work, cells) == [], name
+        runtime = read_metrics(work, h)["runtime"]
+        assert runtime.get(f"channels_{how}") == 1, (name, runtime)
+    forget_memory()
+
+
 def test_comparable_drops_run_times_only():
     m = {"runtime": {"total_seconds": 3.0}, "utility": {"macro_f1": 0.5, "fit_seconds": 1.0},
          "privatization": {"tokens_per_second": 9.0, "cache_hit": True, "n_w": 0.3},

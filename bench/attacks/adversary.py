@@ -159,6 +159,8 @@ ADVERSARY_NEEDS: dict[str, str] = {
                   "of the mechanism",
     "attribute_words": "the private attribute's label names, one per label of a multilabel "
                        "attribute (e.g. entity names; None for other attributes)",
+    "channel_cache": "the results folder's cache of the informed adversary's channels "
+                     "(bench.results.channels.ChannelStore; None outside a run)",
 }
 """What an adversary class may declare in ``needs`` (a frozenset of these keys): the runner
 passes each declared one to its constructor as a keyword argument, and nothing else. What input

@@ -23,7 +23,9 @@ inside the truncation radius γ; sampled: only for outputs that were drawn). The
 N_o = B + Σ_w π(w)·a_w(o) with B = Σ_w π(w)·f_w, so the posterior is exact over the candidate
 originals while the per-output work only touches the excess. The work is done once per
 *unique* output word (never per token) and cached, so fit + predict on train/dev/test compute
-each output word once.
+each output word once. The channel itself is computed once per key -- the same mechanism,
+parameters, ε, vocabulary and candidates, and for a sampled one the same random stream -- and
+shared through the results folder's channel cache (:mod:`bench.attacks.informed_channel`).
 
 A document's attribute score aggregates its tokens' posteriors: for an attribute word e,
 P(some token was e) = 1 − Π_t (1 − P(e | o_t)) and the expected count Σ_t P(e | o_t) (for a
@@ -41,13 +43,18 @@ Example:
 from __future__ import annotations
 
 import logging
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from scipy import sparse
 
+from bench.attacks.informed_channel import (  # noqa: F401  (build_channel: old import path)
+    build_channel,
+    channel_kind,
+    get_channel,
+    supports,
+)
 from bench.attacks.lexical import fit_linear_heads, linear_heads_proba, regularisation_grid
 from bench.mechanisms.channels import (  # noqa: F401  (Channel, ExpChannel: old import path)
     TILE,
@@ -56,7 +63,7 @@ from bench.mechanisms.channels import (  # noqa: F401  (Channel, ExpChannel: old
     TableChannel,
     as_channel,
 )
-from bench.models.base import Model, ModelInputError, as_token_lists
+from bench.models.base import Model, as_token_lists
 
 logger = logging.getLogger(__name__)
 
@@ -65,121 +72,6 @@ PRIORS = ("zipf", "uniform")
 FEATURE_SETS = ("attribute", "bag", "both")
 DEFAULT_C_GRID = (0.1, 1.0, 10.0, 100.0)
 PENALTIES = ("l1", "l2")
-
-
-# --------------------------------------------------------------------------------------------
-# What the adversary can attack
-# --------------------------------------------------------------------------------------------
-
-def channel_kind(privatizer: Any) -> str:
-    """How the informed adversary obtains P(output | original) for ``privatizer``.
-
-    Returns:
-        ``"identity"`` (``None``: the unprivatized baseline), ``"exact"`` (the mechanism
-        provides its closed-form output distribution, :meth:`bench.mechanisms.base.Mechanism.
-        has_channel`) or ``"sampled"`` (any other text-output configuration: estimated by
-        sampling).
-
-    Raises:
-        ModelInputError: the privatizer outputs vectors (no words to read).
-    """
-    if privatizer is None:
-        return "identity"
-    reason = supports(privatizer.mechanism.kind, "text" if _outputs_text(privatizer)
-                      else "vectors")
-    if reason:
-        raise ModelInputError(reason)
-    return "exact" if privatizer.mechanism.has_channel() else "sampled"
-
-
-def _outputs_text(privatizer: Any) -> bool:
-    return privatizer.mechanism.kind == "selection" or privatizer.mapping.outputs_text
-
-
-def supports(mechanism_kind: str | None, output: str) -> str | None:
-    """Whether the informed adversary can attack a configuration, without fitting anything.
-
-    Args:
-        mechanism_kind: ``"selection"``, ``"additive"``, ``"identity"``/``"none"``/``None``
-            (the baseline), or a registered mechanism name.
-        output: what privatization hands the adversaries, ``"text"`` or ``"vectors"``.
-
-    Returns:
-        ``None`` when supported, else the reason.
-    """
-    if output != "text":
-        return (f"the informed adversary reads privatized words; this configuration's output is "
-                f"{output} (no words to read: use mapping 'nearest' or 'vickrey')")
-    if mechanism_kind in (None, "identity", "none", "baseline", "selection", "additive"):
-        return None
-    from bench.mechanisms import MECHANISMS
-
-    try:
-        kind = MECHANISMS.get(mechanism_kind).kind
-    except Exception as e:  # unknown name: say so
-        return f"the informed adversary: unknown mechanism {mechanism_kind!r} ({e})"
-    return None if kind in ("selection", "additive") else (
-        f"the informed adversary: mechanism {mechanism_kind!r} of unknown kind {kind!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# Channels: the mechanism's own (bench.mechanisms.channels), else estimated by sampling
-# --------------------------------------------------------------------------------------------
-
-def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothing: float,
-                     chunk: int = 65_536) -> TableChannel:
-    """P(o|w) estimated by ``n_samples`` draws per candidate through the privatizer itself,
-    with add-α smoothing (:class:`bench.mechanisms.channels.TableChannel`)."""
-    n_vocab = privatizer.embedding.size
-    rows = np.repeat(np.arange(len(cand)), n_samples)
-    src = cand[rows]
-    outs = np.empty(len(src), dtype=np.int64)
-    for a in range(0, len(src), chunk):  # vectorised: every candidate in one call per chunk
-        o, _ = privatizer.privatize_ids(src[a:a + chunk])
-        outs[a:a + chunk] = o
-    counts = sparse.coo_matrix((np.ones(len(src)), (rows, outs)),
-                               shape=(len(cand), n_vocab)).tocsr()
-    counts.sum_duplicates()
-    alpha = smoothing / n_vocab
-    denom = n_samples + alpha * n_vocab
-    return TableChannel(cand, n_vocab, counts / denom, alpha / denom, "sampled")
-
-
-# one channel per privatizer object: the runner makes a new adversary per private attribute
-# with the same privatizer; the channel (Z_w, sampled tables) does not depend on the attribute
-_CHANNELS: dict[tuple, tuple[weakref.ref, Channel]] = {}
-
-
-def build_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
-                  smoothing: float = 1.0, sampled: bool = False) -> Channel:
-    """The channel of ``privatizer`` over candidate originals ``cand`` (cached per privatizer).
-
-    The mechanism's own exact channel (:meth:`bench.mechanisms.base.Mechanism.channel`) where
-    it provides one, else the sampled estimate; ``sampled=True`` samples even where the exact
-    one is known (tests)."""
-    import time
-
-    key = (id(privatizer), cand.tobytes(), n_samples, smoothing, sampled)
-    hit = _CHANNELS.get(key)
-    if hit is not None and hit[0]() is privatizer:
-        return hit[1]
-    t0 = time.perf_counter()
-    mech = privatizer.mechanism
-    ch: Channel | None = None
-    if channel_kind(privatizer) == "exact" and not sampled:
-        ch = as_channel(mech.channel(cand), cand, privatizer.embedding.size,
-                        f"mechanism {mech.name!r}")
-        if ch is None:
-            logger.info("informed: %s has no closed-form channel here; sampling", mech.name)
-    if ch is None:
-        ch = _sampled_channel(privatizer, cand, n_samples, smoothing)
-    ch.seconds = time.perf_counter() - t0
-    logger.info("informed: %s channel of %s over %d candidates in %.1f s", ch.kind, mech.name,
-                len(cand), ch.seconds)
-    for k in [k for k, (ref, _) in _CHANNELS.items() if ref() is None]:
-        del _CHANNELS[k]
-    _CHANNELS[key] = (weakref.ref(privatizer), ch)
-    return ch
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,14 +204,19 @@ class InformedAdversary(Model):
             ``"sampled"`` (always estimate by sampling; for checks).
         C_grid: inverse regularisation strengths picked on dev.
         penalties: penalties picked on dev (bag features; attribute-only features use L2).
+        channel_cache: the results folder's channel cache
+            (:class:`bench.results.channels.ChannelStore`, which the runner passes): a channel
+            computed for another cell with the same key is read from it, bit for bit the one a
+            recomputation gives (:mod:`bench.attacks.informed_channel`). ``None``: the channel
+            is cached per privatizer object only.
     """
 
     name = "informed"
     version = "1"
     accepts = frozenset({"text"})
     # what the runner hands the constructor besides seed and n_classes (bench.attacks.adversary.
-    # ADVERSARY_NEEDS): the cell's mechanism, and the attribute's words
-    needs = frozenset({"privatizer", "attribute_words"})
+    # ADVERSARY_NEEDS): the cell's mechanism, the attribute's words and the channel cache
+    needs = frozenset({"privatizer", "attribute_words", "channel_cache"})
 
     def __init__(self, *, privatizer: Any = None, attribute_words: Sequence[str] | None = None,
                  n_classes: int | None = None, seed: int = 0, prior: str = "zipf",
@@ -327,7 +224,7 @@ class InformedAdversary(Model):
                  n_samples: int = 32, smoothing: float = 1.0, top_k: int = 8,
                  features: str = "auto", channel: str = "auto",
                  C_grid: Sequence[float] = DEFAULT_C_GRID,
-                 penalties: Sequence[str] = PENALTIES) -> None:
+                 penalties: Sequence[str] = PENALTIES, channel_cache: Any = None) -> None:
         if privatizer is not None:
             channel_kind(privatizer)  # vectors output -> ModelInputError with the reason
         if prior not in PRIORS:
@@ -368,6 +265,7 @@ class InformedAdversary(Model):
         self.channel = channel
         self.C_grid = grid
         self.penalties = tuple(penalties)
+        self.channel_cache = channel_cache
         self._post: PosteriorCache | None = None
 
     def params(self) -> dict[str, Any]:
@@ -383,7 +281,8 @@ class InformedAdversary(Model):
                 "chosen_features": getattr(self, "features_", None),
                 "chosen_C": getattr(self, "C_", None),
                 "chosen_penalty": getattr(self, "penalty_", None),
-                "channel_seconds": getattr(self, "channel_seconds_", None)}
+                "channel_seconds": getattr(self, "channel_seconds_", None),
+                "channel_cache": getattr(self, "channel_cache_", None)}
 
     # -- the channel and posteriors ----------------------------------------------------------
     def _embedding(self):
@@ -414,6 +313,7 @@ class InformedAdversary(Model):
             self.n_candidates_ = n
             self._post = PosteriorCache(None, None, attr, n, 1)
             self.channel_seconds_ = 0.0
+            self.costs_ = {}
             return
         kind = channel_kind(self.privatizer)
         if self.channel == "sampled":
@@ -426,9 +326,15 @@ class InformedAdversary(Model):
             size = 5_000 if kind == "exact" else 2_000
         cand = np.arange(n) if size is None else np.union1d(np.arange(min(int(size), n)), attr)
         self.n_candidates_ = len(cand)
-        ch = build_channel(self.privatizer, cand, n_samples=self.n_samples,
-                           smoothing=self.smoothing, sampled=kind == "sampled")
-        self.channel_seconds_ = ch.seconds
+        ch, how = get_channel(self.privatizer, cand, n_samples=self.n_samples,
+                              smoothing=self.smoothing, sampled=kind == "sampled",
+                              store=self.channel_cache)
+        self.channel_seconds_ = how["seconds"]
+        self.channel_cache_ = how["cache"]  # "computed", or the cache it came from
+        # what the cell's runtime record adds up (bench.run.attacks): channels computed vs reused
+        self.costs_ = ({"channels_computed": 1, "channel_seconds": how["seconds"]}
+                       if how["cache"] == "computed" else
+                       {"channels_reused": 1, "channel_reuse_seconds": how["seconds"]})
         self.channel_kind_ = ch.kind  # "sampled" also where a mechanism's channel() gave None
         if self.prior == "zipf":
             prior = 1.0 / (cand + 1.0) ** self.zipf_s  # rank = row (frequency order)

@@ -89,7 +89,8 @@ class ExpChannel(Channel):
     kind = "exact"
     path = "auto"  # "sparse" / "dense" force one (tests run both)
 
-    def __init__(self, mech: Any, cand: np.ndarray, gamma: float) -> None:
+    def __init__(self, mech: Any, cand: np.ndarray, gamma: float,
+                 state: dict[str, np.ndarray] | None = None) -> None:
         super().__init__(cand, mech.space.shape[0])
         self.mech = mech
         self.space = mech.space
@@ -101,6 +102,11 @@ class ExpChannel(Channel):
         self.is_cand[self.cand] = True
         self.col_of = np.full(self.n_vocab, -1, dtype=np.int64)
         self.col_of[self.cand] = np.arange(len(self.cand))
+        if state is not None:  # restored (channel_state): the regime and Z_w as computed
+            self.dense = bool(state["dense"][0])
+            self.Z = state["Z"]
+            self.floor = state["floor"]
+            return
         # the regime is a property of (ε, γ, space): probe one tile of candidates; when most
         # pairs are inside γ (small ε), skip the float32 screen and go dense everywhere
         self.dense = math.isinf(self.gamma)
@@ -267,3 +273,62 @@ def as_channel(value: Any, cand: np.ndarray, n_vocab: int, who: str = "mechanism
     if is_sparse:
         return TableChannel(cand, n_vocab, mat, 0.0, "exact")
     return DenseChannel(cand, mat)
+
+
+# --------------------------------------------------------------------------------------------
+# A channel as arrays and back (the channel cache: bench.results.channels)
+# --------------------------------------------------------------------------------------------
+
+def channel_state(ch: Channel) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """A built-in channel as named arrays and a JSON-able record, from which
+    :func:`restore_channel` rebuilds it bit for bit without recomputing it; None for any other
+    :class:`Channel` (a plugin's own class: it is not cached).
+
+    Kept: :class:`ExpChannel` its regime (dense or not) and Z_w and f_w (what costs a
+    candidates × |W| pass; the excess is computed per output, as before);
+    :class:`TableChannel` its sparse table exactly as stored (data, indices and pointers in
+    their order) and floor; :class:`DenseChannel` its matrix."""
+    t = type(ch)
+    if t is ExpChannel:
+        return ({"cand": ch.cand, "Z": ch.Z, "floor": ch.floor,
+                 "gamma": np.array([ch.gamma]), "dense": np.array([bool(ch.dense)])},
+                {"type": "exp"})
+    if t is TableChannel:
+        tab = ch.table
+        return ({"cand": ch.cand, "data": tab.data, "indices": tab.indices,
+                 "indptr": tab.indptr, "shape": np.array(tab.shape, dtype=np.int64),
+                 "floor": ch.floor}, {"type": "table", "kind": ch.kind})
+    if t is DenseChannel:
+        return {"cand": ch.cand, "probs": ch.probs}, {"type": "dense"}
+    return None
+
+
+def restore_channel(arrays: dict[str, np.ndarray], record: dict[str, Any], mech: Any,
+                    n_vocab: int) -> Channel:
+    """The channel :func:`channel_state` described, over mechanism ``mech`` (an
+    :class:`ExpChannel` computes its excess with it).
+
+    Raises:
+        ValueError: an unknown type, or arrays that do not fit the vocabulary.
+    """
+    kind = record.get("type")
+    cand = np.asarray(arrays["cand"], dtype=np.int64)
+    if kind == "exp":
+        if mech.space.shape[0] != n_vocab:
+            raise ValueError("channel cache: the mechanism's vocabulary is not the channel's")
+        ch: Channel = ExpChannel(mech, cand, float(arrays["gamma"][0]), state=arrays)
+    elif kind == "table":
+        shape = tuple(int(x) for x in arrays["shape"])
+        if shape != (len(cand), n_vocab):
+            raise ValueError(f"channel cache: table of shape {shape}, expected "
+                             f"{(len(cand), n_vocab)}")
+        table = sparse.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                                  shape=shape)
+        ch = TableChannel(cand, n_vocab, table, arrays["floor"], str(record.get("kind")))
+    elif kind == "dense":
+        ch = DenseChannel(cand, arrays["probs"])
+    else:
+        raise ValueError(f"channel cache: unknown channel type {kind!r}")
+    if ch.n_vocab != n_vocab or len(ch.floor) != len(cand):
+        raise ValueError("channel cache: the channel does not fit the vocabulary")
+    return ch

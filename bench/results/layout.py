@@ -10,6 +10,7 @@ Layout of a results folder (``--results``, default ``results/``)::
     damaged/<hash>.<UTC time>/    a damaged cell moved aside, with reason.txt
     locks/<hash>.lock             a cell being computed (:class:`bench.results.locks.CellLock`)
     cache/privatized/<key>/       privatized corpora (:mod:`bench.results.corpus`)
+    cache/channels/<key>/         the informed adversary's channels (:mod:`bench.results.channels`)
     cache/...                     rewriter checkpoints and rewritten corpora
     mlflow.db, mlartifacts/       the MLflow mirror (:mod:`bench.results.mirror`)
     report/                       ``bench report``: tables, plots, leaderboard.html, index.md
@@ -46,6 +47,8 @@ CACHE = "cache"
 """Folder of the caches (privatized corpora, rewriter checkpoints)."""
 PRIVATIZED = "privatized"
 """Sub-folder of :data:`CACHE` holding privatized corpora."""
+CHANNELS = "channels"
+"""Sub-folder of :data:`CACHE` holding the informed adversary's channels."""
 REPORT_METRICS = "metrics.json"
 """The report's headline numbers (``dvc metrics show``), in the report folder."""
 
@@ -98,6 +101,11 @@ def cache_dir(results: str | Path) -> Path:
 def privatized_dir(results: str | Path) -> Path:
     """``<results>/cache/privatized``: the privatized-corpus cache."""
     return Path(results) / CACHE / PRIVATIZED
+
+
+def channels_dir(results: str | Path) -> Path:
+    """``<results>/cache/channels``: the informed adversary's channel cache."""
+    return Path(results) / CACHE / CHANNELS
 
 
 def cell_folders(results: str | Path) -> list[Path]:

@@ -2,7 +2,9 @@
 
 An adversary declares what it needs (:func:`bench.attacks.adversary.make_adversary`); the
 informed adversary gets a freshly fitted privatizer of the cell's configuration (the DP threat
-model: it knows the mechanism and its parameters), with a random stream of its own.
+model: it knows the mechanism and its parameters), with a random stream of its own, and the
+results folder's channel cache (:mod:`bench.results.channels`), so a channel computed for one
+cell serves the others with the same key.
 
 Example:
     >>> attack_privacy(cell, ds, (X_train, X_dev, X_test))["gender"]["privacy"]
@@ -10,10 +12,18 @@ Example:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from bench.grid import Cell
+from bench.results import layout
+from bench.results.channels import ChannelStore
 from bench.run import inputs
+
+COSTS = ("channels_computed", "channel_seconds", "channels_reused", "channel_reuse_seconds")
+"""What an adversary may add to its cell's ``runtime`` record (its ``costs_`` after fitting):
+the informed adversary's channels computed (and their seconds) and reused from a cache (and
+the seconds reading it took). Run-time measurements: never part of what a rerun reproduces."""
 
 
 def n_classes(task: Any) -> int | None:
@@ -31,7 +41,9 @@ def _attack_privatizer(cell: Cell):
     return inputs.privatizer(cell, seed=[cell.seed, 1])
 
 
-def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str, Any]:
+def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
+                   results: str | Path | None = None,
+                   costs: dict[str, float] | None = None) -> dict[str, Any]:
     """Every configured adversary on every private attribute; privacy = the strongest attack.
 
     For each privacy task, each adversary of the cell (:func:`bench.attacks.adversary.
@@ -41,7 +53,9 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
     ``privacy`` is ``1 - max`` adversary macro-F1, with the winner in ``adversary`` and every
     adversary's metrics in ``by_adversary`` (:func:`bench.attacks.adversary.headline`). Each
     adversary gets what its class declares in ``needs`` (:data:`bench.attacks.adversary.
-    ADVERSARY_NEEDS`); the attack privatizer is built once, when the first one needs it.
+    ADVERSARY_NEEDS`); the attack privatizer is built once, when the first one needs it, and
+    the channel cache is the one of ``results`` (None: none). What the adversaries report in
+    ``costs_`` (:data:`COSTS`) is added up into ``costs``.
     """
     from bench.attacks.adversary import (
         adversary_needs,
@@ -62,6 +76,7 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
 
         names, left_out = rewritten_adversaries(names, left_out)
     attack_privatizer: list = []  # built on first need, shared by every task and adversary
+    store = ChannelStore(layout.channels_dir(results)) if results is not None else None
     out: dict[str, Any] = {}
     for task_name, ptask in ds.privacy_tasks.items():
         n_cls = n_classes(ptask)
@@ -76,7 +91,8 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
                 attack_privatizer.append(_attack_privatizer(cell))
             provided = {"privatizer": attack_privatizer[0] if attack_privatizer else None,
                         "attribute_words": (list(ptask.classes)
-                                            if ptask.kind == "multilabel" else None)}
+                                            if ptask.kind == "multilabel" else None),
+                        "channel_cache": store}
             adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
                                  params=cell.model_kwargs() if name == cell.model else None,
                                  **{k: provided[k] for k in needs})
@@ -84,5 +100,9 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list]) -> dict[str,
                 adv, Xtr, y_tr, Xte, y_te, X_dev=Xdev, y_dev=ptask.labels[split["dev"]],
                 n_classes=n_cls, seed=cell.seed, chance=chance)
             by_adv[name] = res.metrics | {"version": adversary_version(name)}
+            if costs is not None:
+                for k, v in (getattr(res.model, "costs_", None) or {}).items():
+                    if k in COSTS:
+                        costs[k] = costs.get(k, 0) + v
         out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
     return out

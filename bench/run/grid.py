@@ -47,6 +47,9 @@ class RunSummary:
     stages: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     """Lines about measurements that are not valid (e.g. privacy at chance on the baseline)."""
+    channels: dict[str, float] = field(default_factory=dict)
+    """The informed adversary's channels in the cells run: ``computed`` / ``reused`` (counts)
+    and their ``computed_seconds`` / ``reused_seconds`` (:func:`_channel_counts`)."""
 
     def count(self, status: str) -> int:
         """Number of cells with this status."""
@@ -63,6 +66,11 @@ class RunSummary:
             parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
                               for k, v in self.stages.items())
             lines.append(f"  time by stage: {parts}")
+        if self.channels:
+            c = self.channels
+            lines.append(f"  informed channels: {c['computed']:.0f} computed "
+                         f"({c['computed_seconds']:.1f} s), {c['reused']:.0f} reused from a cache "
+                         f"({c['reused_seconds']:.1f} s)")
         for w in self.warnings:
             lines.append(f"  WARNING {w}")
         for r in self.results:
@@ -108,6 +116,20 @@ def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
         for k in SUMMARY_KEYS:
             out[k] += float(rt.get(k) or 0.0)
     return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
+
+
+def _channel_counts(outcomes: list[CellResult]) -> dict[str, float]:
+    """The informed adversary's channels computed and reused in the cells run in this
+    invocation, and the seconds each took (their ``runtime``: :data:`bench.run.attacks.COSTS`);
+    empty when none was asked for."""
+    keys = {"computed": "channels_computed", "computed_seconds": "channel_seconds",
+            "reused": "channels_reused", "reused_seconds": "channel_reuse_seconds"}
+    out = dict.fromkeys(keys, 0.0)
+    for r in outcomes:
+        rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
+        for k, src in keys.items():
+            out[k] += float(rt.get(src) or 0.0)
+    return out if out["computed"] or out["reused"] else {}
 
 
 def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs: int = 1,
@@ -164,7 +186,7 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     if mlflow:
         stages["mlflow"] = collector.log_s
     return RunSummary(grid.name, collector.outcomes, skipped, time.perf_counter() - t0, stages,
-                      warnings_)
+                      warnings_, _channel_counts(collector.outcomes))
 
 
 def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,

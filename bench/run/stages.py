@@ -55,6 +55,9 @@ class CellRun:
     """The privatization's record (privatize)."""
     metrics: dict[str, Any] = field(default_factory=dict)
     """The cell's metrics, filled stage by stage."""
+    runtime: dict[str, float] = field(default_factory=dict)
+    """Run-time measurements a stage adds to ``metrics["runtime"]`` besides its wall time
+    (attacks: the informed adversary's channels computed and reused)."""
 
     @cached_property
     def X(self) -> tuple[list, list, list]:
@@ -131,8 +134,9 @@ def utility(run: CellRun) -> None:
 
 def attacks(run: CellRun) -> None:
     """Every configured adversary on every private attribute
-    (:func:`bench.run.attacks.attack_privacy`)."""
-    run.metrics["privacy"] = attack_privacy(run.cell, run.ds, run.X)
+    (:func:`bench.run.attacks.attack_privacy`; channels through the results folder's cache,
+    their count and seconds into the cell's runtime record)."""
+    run.metrics["privacy"] = attack_privacy(run.cell, run.ds, run.X, run.results, run.runtime)
 
 
 def membership(run: CellRun) -> None:
@@ -251,7 +255,7 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None,
     n_tok = pstats.get("n_tokens") or 0
     priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
     run.metrics["runtime"] = {
-        **timed, "privatize_seconds": priv_s,
+        **timed, **run.runtime, "privatize_seconds": priv_s,
         "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
         "utility_fit_seconds": run.metrics["utility"]["fit_seconds"],
         "total_seconds": time.perf_counter() - t_start}

@@ -209,7 +209,8 @@ def test_adversaries_get_what_they_declare(monkeypatch):
     monkeypatch.setitem(ADVERSARIES._entries, "toy_needs_oracle", NeedsTheImpossible)
     offered = {"privatizer": "the privatizer", "attribute_words": ["china"]}
     assert adversary_needs("lexical") == frozenset()
-    assert adversary_needs("informed") == frozenset({"privatizer", "attribute_words"})
+    assert adversary_needs("informed") == frozenset({"privatizer", "attribute_words",
+                                                      "channel_cache"})
     assert make_adversary("toy_needs_privatizer", seed=0, **offered).privatizer == \
         "the privatizer"
     assert isinstance(make_adversary("lexical", seed=0, **offered), LexicalAdversary)
@@ -218,7 +219,7 @@ def test_adversaries_get_what_they_declare(monkeypatch):
     with pytest.raises(ValueError, match=r"needs \['original_text'\], which the runner does "
                                          "not provide"):
         make_adversary("toy_needs_oracle", seed=0)
-    assert set(ADVERSARY_NEEDS) == {"privatizer", "attribute_words"}
+    assert set(ADVERSARY_NEEDS) == {"privatizer", "attribute_words", "channel_cache"}
 
 
 def test_lexical_multiclass_reads_one_word_per_class():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from bench.attacks import informed
+from bench.attacks import informed_channel
 from bench.attacks.informed import InformedAdversary, channel_kind
 from bench.embeddings import Embedding
 from bench.guarantee import Guarantee
@@ -112,7 +112,7 @@ def no_sampling(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("the sampled estimate was used")
 
-    monkeypatch.setattr(informed, "_sampled_channel", refuse)
+    monkeypatch.setattr(informed_channel, "_sampled_channel", refuse)
 
 
 def test_has_channel_is_declared_by_overriding():
@@ -154,8 +154,8 @@ def test_a_sparse_channel_is_exact_too(toy, no_sampling):
 @pytest.mark.parametrize("cls", [NoChannel, NoneChannel])
 def test_without_a_channel_informed_samples(toy, cls, monkeypatch):
     used = []
-    real = informed._sampled_channel
-    monkeypatch.setattr(informed, "_sampled_channel",
+    real = informed_channel._sampled_channel
+    monkeypatch.setattr(informed_channel, "_sampled_channel",
                         lambda *a, **k: used.append(1) or real(*a, **k))
     p = _privatizer(cls, toy)
     assert channel_kind(p) == ("exact" if cls is NoneChannel else "sampled")

@@ -91,7 +91,7 @@ def test_same_seed_same_output_and_input_only_rows(space):
 
 
 def test_exact_channel_is_the_distribution_and_informed_uses_it(monkeypatch):
-    from bench.attacks import informed
+    from bench.attacks import informed, informed_channel
     from bench.embeddings import Embedding
     from bench.privatize import Privatizer
 
@@ -107,7 +107,7 @@ def test_exact_channel_is_the_distribution_and_informed_uses_it(monkeypatch):
     def no_sampling(*a, **k):
         raise AssertionError("the informed adversary sampled although rrn has a channel")
 
-    monkeypatch.setattr(informed, "_sampled_channel", no_sampling)
+    monkeypatch.setattr(informed_channel, "_sampled_channel", no_sampling)
     adv = informed.InformedAdversary(privatizer=p, attribute_words=["w3"], candidates=None)
     post = adv.posterior(np.arange(30))
     dist = p.mechanism.distribution(np.arange(30))  # Bayes with the Zipf prior, by hand
