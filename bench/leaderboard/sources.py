@@ -1,10 +1,12 @@
 """Where a leaderboard's cells come from: results folders and MLflow tracking stores.
 
 :func:`read_folder` reads ``<folder>/cells`` through the report's reader (sealed cells are
-integrity-checked; damaged, half-written and unreadable ones are left out with one line each)
-and the provenance each cell's manifest records. :func:`read_mlflow` reads the cell runs of a
-tracking server or store through MLflow's search API and each run's spec, metrics and
-provenance artifacts (:mod:`bench.results.layout` names them). Both give a :class:`Source`.
+integrity-checked; damaged, half-written and unreadable ones are left out with one line each),
+the provenance each cell's manifest records and the signer its signature proves
+(:mod:`bench.results.signing`). :func:`read_mlflow` finds the cell runs of a tracking server or
+store through MLflow's search API and reads each run's spec, metrics, manifest, signature and
+provenance artifacts (:mod:`bench.results.layout` names them) only from where the store keeps
+them, checked as a folder's cells are. Both give a :class:`Source`.
 
 A source that cannot be read at all (no such folder, no ``cells/`` inside, a server that does
 not answer) raises :class:`LeaderboardError` with one line naming it.
