@@ -45,6 +45,7 @@ from bench.embeddings import (
     _glove_package_dir,
     check_vocab_size,
 )
+from bench.results.store import staged_folder
 
 logger = logging.getLogger(__name__)
 
@@ -429,10 +430,8 @@ def write_cache(src: NpmSource, words: list[str], vectors: np.ndarray) -> Path:
                 f"{src.package}@{src.version}: the converted {what} have sha256 "
                 f"{digests[what]}, expected {pinned}")
     final = cache_folder(src.name)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{src.name}-", dir=final.parent))
-    os.chmod(tmp, 0o755)  # mkdtemp makes it private; a cache is meant to be shared
-    try:
+    # a damaged or forced cache is replaced; a cache is meant to be shared (0o755)
+    with staged_folder(final, replace=True, mode=0o755) as tmp:
         np.save(tmp / VECTORS, vectors)
         (tmp / WORDS).write_bytes(words_bytes)
         meta = {"format": CACHE_FORMAT, "name": src.name, "package": src.package,
@@ -444,10 +443,6 @@ def write_cache(src: NpmSource, words: list[str], vectors: np.ndarray) -> Path:
         (tmp / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         for f in (VECTORS, WORDS, META):
             _fsync(tmp / f)
-        _replace_folder(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     logger.info("%s: wrote %s", src.name, final)
     return final
 
@@ -458,20 +453,3 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _replace_folder(tmp: Path, final: Path) -> None:
-    """Rename ``tmp`` to ``final``; an existing ``final`` (damaged, or forced) is moved aside
-    first and then removed. A concurrent writer that got there first wins."""
-    aside = None
-    if final.exists():
-        aside = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=final.parent))
-        os.rename(final, aside / final.name)
-    try:
-        os.rename(tmp, final)
-    except OSError:
-        if not final.is_dir():
-            raise
-        shutil.rmtree(tmp, ignore_errors=True)  # another fetch finished first: keep its copy
-    if aside is not None:
-        shutil.rmtree(aside, ignore_errors=True)

@@ -315,10 +315,15 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
     mech, n_vocab = privatizer.mechanism, privatizer.embedding.size
     ch: Channel | None = None
     how = "computed"
-    if channel_kind(privatizer) == "exact" and not sampled:
-        payload = channel_payload(privatizer, cand, "exact", n_samples, smoothing) \
+
+    def stored(kind: str) -> tuple[dict[str, Any] | None, tuple[Channel, str] | None]:
+        """The cache key payload of a ``kind`` channel and what the store holds for it."""
+        payload = channel_payload(privatizer, cand, kind, n_samples, smoothing) \
             if store is not None else None
-        got = _from_store(store, payload, privatizer, cand) if payload else None
+        return payload, (_from_store(store, payload, privatizer, cand) if payload else None)
+
+    if channel_kind(privatizer) == "exact" and not sampled:
+        payload, got = stored("exact")
         if got is not None:
             ch, how = got
         else:
@@ -331,9 +336,7 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
                 if payload and stream_states(privatizer) == before:
                     _to_store(store, payload, ch, {})
     if ch is None:
-        payload = channel_payload(privatizer, cand, "sampled", n_samples, smoothing) \
-            if store is not None else None
-        got = _from_store(store, payload, privatizer, cand) if payload else None
+        payload, got = stored("sampled")
         if got is not None:
             ch, how = got
         else:

@@ -292,13 +292,13 @@ def _artifact_reader(uri: str, artifact_uri: str) -> Callable[[str], bytes | Non
         return fetch
     if parsed.scheme not in ("", "file"):
         return f"artifacts at {artifact_uri[:120]!r}, outside the store; not read"
-    folder = Path(urllib.parse.unquote(parsed.path) if parsed.scheme else artifact_uri)
-    if not folder.resolve().is_relative_to(root):
+    folder = Path(urllib.parse.unquote(parsed.path) if parsed.scheme else artifact_uri).resolve()
+    if not folder.is_relative_to(root):
         return f"artifacts at {artifact_uri[:120]!r}, outside the store's folder {root}; not read"
 
     def read(name: str) -> bytes | None:
         try:
-            return read_regular(folder.resolve() / name)
+            return read_regular(folder / name)
         except FileNotFoundError:
             return None
     return read

@@ -33,9 +33,6 @@ import hashlib
 import io
 import json
 import logging
-import os
-import shutil
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -45,7 +42,14 @@ import numpy as np
 
 from bench.results.corpus import discard
 from bench.results.layout import MANIFEST
-from bench.results.store import dumps, file_mismatch, manifest_for, parse_object, read_regular
+from bench.results.store import (
+    dumps,
+    file_mismatch,
+    manifest_for,
+    parse_object,
+    read_regular,
+    staged_folder,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -165,19 +169,10 @@ class ChannelStore:
         np.savez(buf, **arrays)
         files = {ARRAYS: buf.getvalue(), META: dumps({"payload": payload, "meta": meta})}
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(dir=self.folder, prefix=f".{key}."))
-            try:
+            with staged_folder(folder) as tmp:  # another worker's finished entry is kept
                 for name, data in files.items():
                     (tmp / name).write_bytes(data)
                 (tmp / MANIFEST).write_bytes(dumps(manifest_for(key, files)))
-                try:
-                    os.replace(tmp, folder)
-                except OSError:  # another worker finished the same entry first: keep theirs
-                    shutil.rmtree(tmp, ignore_errors=True)
-            except BaseException:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise
         except OSError as e:
             logger.warning("channel %s could not be written to the cache (%s)", key, e)
         return True

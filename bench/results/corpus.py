@@ -18,14 +18,13 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench.results.layout import MANIFEST
-from bench.results.store import file_mismatch, manifest_for, write_json
+from bench.results.store import file_mismatch, manifest_for, staged_folder, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +38,7 @@ def write(folder: Path, out: Any, stats: dict) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    try:
+    with staged_folder(folder) as tmp:
         if out.tokens is not None:
             pq.write_table(pa.table({"tokens": out.tokens}), tmp / "tokens.parquet")
         else:
@@ -51,13 +48,6 @@ def write(folder: Path, out: Any, stats: dict) -> None:
         write_json(tmp / STATS, stats)
         files = {p.name: p.read_bytes() for p in sorted(tmp.iterdir())}
         write_json(tmp / MANIFEST, manifest_for(folder.name, files))
-        try:
-            os.replace(tmp, folder)
-        except OSError:  # another worker finished the same corpus first: keep theirs
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def verify(folder: Path) -> None:

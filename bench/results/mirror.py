@@ -205,6 +205,13 @@ def cell_files(folder: Path) -> dict[str, bytes]:
     return {n: read_regular(folder / n) for n in names}
 
 
+def _parsed(files: dict[str, bytes], name: str) -> dict[str, Any]:
+    """One of :func:`cell_files`' files as its JSON object (the bytes read once serve both)."""
+    from bench.results.store import parse_object
+
+    return parse_object(files[name], name)
+
+
 def sync_results(results: str | Path = "results", uri: str | None = None) -> tuple[int, int]:
     """Back-fill MLflow from ``results/cells``: log every sound cell not yet logged.
 
@@ -212,7 +219,7 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
         ``(logged, already_there)``.
     """
     from bench.results import layout
-    from bench.results.store import cell_done, load_object
+    from bench.results.store import cell_done
 
     results = Path(results)
     cells = [f for f in layout.cell_folders(results)
@@ -220,13 +227,11 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
     tracker = Tracker(uri or default_uri(results), "mlflow-sync", results)
     logged = 0
     for folder in cells:
-        spec = load_object(layout.spec_file(folder))
-        metrics = load_object(layout.metrics_file(folder))
-        manifest = load_object(layout.manifest_file(folder))
+        files = cell_files(folder)
+        spec, metrics, manifest = (_parsed(files, n) for n in (SPEC, METRICS, layout.MANIFEST))
         # who computed the cell, not who syncs it ({} when the cell predates provenance)
         logged += tracker.log_cell(folder.name, spec, metrics,
-                                   provenance=manifest.get("provenance") or {},
-                                   files=cell_files(folder))
+                                   provenance=manifest.get("provenance") or {}, files=files)
     tracker.finish({"synced": logged})
     return logged, len(cells) - logged
 
@@ -243,7 +248,7 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: b
 
     from bench.results import layout
     from bench.results.locks import CellLock
-    from bench.results.store import load_object, read_provenance
+    from bench.results.store import read_provenance
 
     folder = layout.cell_dir(results, cell_hash)
     lock = CellLock(layout.lock_file(results, f"{cell_hash}.mlflow"))
@@ -257,9 +262,9 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: b
         prov = read_provenance(folder)
         if cached:
             if not tracker.is_logged(cell_hash):
-                tracker.log_cell(cell_hash, load_object(layout.spec_file(folder)),
-                                 load_object(layout.metrics_file(folder)), provenance=prov,
-                                 files=cell_files(folder))
+                files = cell_files(folder)
+                tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
+                                 provenance=prov, files=files)
         else:
             tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov,
                              files=cell_files(folder))

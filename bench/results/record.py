@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.results import layout
-from bench.results.values import to_float
 from bench.results.store import (
     MANIFEST_FORMAT,
     METRICS_KEYS,
@@ -33,6 +32,7 @@ from bench.results.store import (
     load_object,
     read_provenance,
 )
+from bench.results.values import to_float
 
 SCHEMA = MANIFEST_FORMAT
 """Version of the cell record's schema (the manifest's ``format``)."""

@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -41,6 +42,7 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,40 @@ def write_json(path: Path, obj: Any) -> None:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def staged_folder(final: Path, *, replace: bool = False,
+                  mode: int | None = None) -> Iterator[Path]:
+    """A temporary sibling folder of ``final`` to fill; when the block ends, it is renamed to
+    ``final`` in one step, so no reader ever sees a half-written folder.
+
+    If ``final`` exists then: with ``replace`` it is moved aside first (and removed after);
+    without, or when another writer renamed its own copy into place meanwhile, the existing
+    folder is kept and the temporary one removed (the cache entries: first writer wins). On any
+    error in the block the temporary folder is removed and ``final`` is left as it was.
+    ``mode``: the temporary folder's permissions (``mkdtemp`` makes it private)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}."))
+    try:
+        if mode is not None:
+            os.chmod(tmp, mode)
+        yield tmp
+        aside = None
+        if replace and final.exists():
+            aside = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".old-{final.name}."))
+            os.rename(final, aside / final.name)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not final.is_dir():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)  # another writer finished first: theirs
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 
