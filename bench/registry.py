@@ -23,6 +23,7 @@ kind (``Registry.kind``)   entry-point group     what the entry point names
 ``adversary``              ``bench.adversaries`` a ``Model`` class (attribute adversary)
 ``metric``                 ``bench.metrics``     a ``bench.metrics.MetricInfo`` record
 ``rewriter``               ``bench.rewriters``   a ``bench.rewriters.Rewriter`` class
+``measure``                ``bench.measures``    a ``bench.measures.Measure`` record
 =========================  ====================  ==========================================
 
 Rules (docs/plugins.md):
@@ -75,6 +76,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
     "adversary": "bench.adversaries",
     "metric": "bench.metrics",
     "rewriter": "bench.rewriters",
+    "measure": "bench.measures",
 }
 """Registry kind -> the entry-point group its plugins are declared in."""
 

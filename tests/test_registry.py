@@ -130,7 +130,7 @@ def test_every_kind_has_a_group_and_builtins_are_from_bench():
     assert set(ENTRY_POINT_GROUPS.values()) == {
         "bench.mechanisms", "bench.sensitivity", "bench.mappings", "bench.embeddings",
         "bench.datasets", "bench.models", "bench.adversaries", "bench.metrics",
-        "bench.rewriters"}
+        "bench.rewriters", "bench.measures"}
     assert Registry("mechanism").group == "bench.mechanisms"
     assert Registry("widget").group == "" and Registry("mechanism", group="").group == ""
     reg: Registry = Registry("widget")
@@ -146,14 +146,15 @@ def test_real_registries_have_their_groups():
     from bench.datasets import DATASETS
     from bench.embeddings import EMBEDDINGS
     from bench.mapping import MAPPINGS
+    from bench.measures import MEASURES
     from bench.mechanisms import MECHANISMS
     from bench.metrics import METRICS
     from bench.models import MODELS
     from bench.rewriters import REWRITERS
     from bench.sensitivity import SENSITIVITY
 
-    regs = (ADVERSARIES, DATASETS, EMBEDDINGS, MAPPINGS, MECHANISMS, METRICS, MODELS, REWRITERS,
-            SENSITIVITY)
+    regs = (ADVERSARIES, DATASETS, EMBEDDINGS, MAPPINGS, MEASURES, MECHANISMS, METRICS, MODELS,
+            REWRITERS, SENSITIVITY)
     assert sorted(r.group for r in regs) == sorted(ENTRY_POINT_GROUPS.values())
     assert MECHANISMS.origin("tem") == BUILTIN and DATASETS.origin("bbc") == BUILTIN
 

@@ -102,6 +102,8 @@ class Cell:
             # the attribute adversaries run on this cell, ``name=version`` (bench.attacks)
             "adversaries": v.get("adversaries"),
         } | ({"metrics": v["metrics"]} if v.get("metrics") is not None else {}) | (
+            # the grid's measures that apply to the cell, ``name=version`` (bench.measures)
+            {"measures": v["measures"]} if v.get("measures") is not None else {}) | (
             # only cells with a rewriter carry the key: every other cell keeps its hash
             {"rewriter": {"name": self.rewriter, "params": thaw(self.rewriter_params),
                           "version": v.get("rewriter")}} if self.has_rewriter else {})
@@ -113,7 +115,7 @@ class Cell:
         versions = {k: spec[k].get("version") for k in
                     ("dataset", "model", "mechanism", "sensitivity", "mapping")
                     if spec[k].get("version") is not None}
-        for key in ("adversaries", "metrics"):
+        for key in ("adversaries", "metrics", "measures"):
             if spec.get(key) is not None:
                 versions[key] = spec[key]
         rw = spec.get("rewriter") or {"name": "none", "params": {}}

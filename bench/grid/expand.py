@@ -14,7 +14,7 @@ import logging
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -157,7 +157,21 @@ class _Expander:
                     "none", FrozenDict(), "none", FrozenDict(), math.inf, seed,
                     self.settings_for(model.name),
                     freeze({"dataset": ds.version, "model": model.version, "adversaries": advs}))
-        return cell, ds.extra
+        return self.with_measures(cell), ds.extra
+
+    def with_measures(self, cell: Cell) -> Cell:
+        """``cell`` with the ``name=version`` of the grid's measures that apply to it among its
+        versions (hashed; none: the key is absent and the identity unchanged)."""
+        names = self.settings.get("measures") or []
+        if not names:
+            return cell
+        from bench.measures import applicable, measure_versions
+
+        names = applicable(cell, names)
+        if not names:
+            return cell
+        return replace(cell, versions=freeze({**cell.versions,
+                                               "measures": measure_versions(names)}))
 
     def make(self, ds: Entry, model: Entry, mech: Entry, sens: Entry, mapping: Entry,
              rw: Entry, eps: float, seed: int) -> tuple[Cell, str]:
@@ -181,8 +195,8 @@ class _Expander:
         cell = Cell(ds.name, ds.params, model.name, model.params, mech.name, mech.params,
                     sens.name, sens.params, mapping.name, mapping.params, eps, seed,
                     self.settings_for(model.name), freeze(versions), rw.name, rw_params)
-        return cell, (skip_reason(self.p, ds, model, mech, mapping, eps, out, adv_left)
-                      or rw_skip)
+        skip = skip_reason(self.p, ds, model, mech, mapping, eps, out, adv_left) or rw_skip
+        return self.with_measures(cell), skip
 
     def expand(self, per_axis: dict[str, list[Any] | None]) -> Iterator[tuple[Cell, str]]:
         """Cells of a (sub-)product in AXES order (the first axis varies slowest)."""

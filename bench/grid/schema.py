@@ -57,11 +57,14 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
 
 OPTIONAL_SETTINGS: dict[str, Any] = {
     "rewriter_fit_on": "public",
+    "measures": [],
 }
 """Settings keys that reach a cell (and its hash) only when a grid writes them, so that adding
 them left every earlier cell's identity unchanged; the value here is the default meaning.
 ``rewriter_fit_on``: ``public`` (a rewriter trains on a public corpus, never on the evaluated
-data) or ``private`` (on the evaluated dataset's train split; the guarantee is void)."""
+data) or ``private`` (on the evaluated dataset's train split; the guarantee is void).
+``measures``: names of the measures (:mod:`bench.measures`: reconstruction, s_w, linkage,
+linkage_minilm, mia_low_fpr) added to the cells they apply to."""
 
 FALLBACK_MODELS: dict[str, frozenset[str]] = {
     "bow": frozenset({"text", "vectors"}),

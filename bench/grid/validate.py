@@ -125,6 +125,8 @@ class Parser:
             self.check_limits(f"{k}models.{name}", "model", name, params)
         s["metrics"] = sorted(set(metrics), key=metrics.index)
         self._check_adversaries(k + "adversaries", s["adversaries"])
+        if "measures" in s:
+            self._check_measures(k + "measures", s["measures"])
         from bench.rewriters.base import FIT_ON
 
         if "rewriter_fit_on" in s and s["rewriter_fit_on"] not in FIT_ON:
@@ -135,6 +137,18 @@ class Parser:
                             f"{s['rewriter_fit_on']!r}")
         self.settings = s
         return s
+
+    def _check_measures(self, key: str, value: Any) -> None:
+        """``measures``: a list of distinct measure names (:mod:`bench.measures`)."""
+        from bench.measures import MEASURES
+
+        if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
+            raise self.fail(key, f"must be a list of measure names, got {value!r}")
+        if len(set(value)) != len(value):
+            raise self.fail(key, f"names a measure twice: {value!r}")
+        for name in value:
+            if name not in MEASURES:
+                raise self.fail(key, MEASURES.unknown_message(name))
 
     def _check_adversaries(self, key: str, value: Any) -> None:
         """``adversaries``: null (the default set) or a non-empty list of adversary names."""

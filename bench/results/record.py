@@ -37,11 +37,12 @@ from bench.results.values import to_float
 SCHEMA = MANIFEST_FORMAT
 """Version of the cell record's schema (the manifest's ``format``)."""
 
-SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "rewriter", "suite_version")
+SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "measures", "rewriter",
+                 "suite_version")
 """Keys a spec may have besides :data:`bench.results.store.SPEC_KEYS`."""
 METRICS_OPTIONAL = ("cell", "dataset_hash", "privacy", "privatization", "utility",
                     "guarantee", "n_w", "vs_baseline", "rewrite", "mia", "rewrite_reference",
-                    "rewriter", "suite_version")
+                    "rewriter", "suite_version", "measures")
 """Keys a metrics record may have besides :data:`bench.results.store.METRICS_KEYS`."""
 MAX_MAGNITUDE = 1e12
 """Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the

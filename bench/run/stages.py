@@ -1,6 +1,7 @@
 """One cell's life, top to bottom: the stages that turn a cell of a grid into its metrics.
 
-    load → privatize → rewrite → utility → attacks → membership → rewrite metrics → deltas
+    load → privatize → rewrite → utility → attacks → membership → rewrite metrics → measures
+    → deltas
 
 Each stage is a named function of the cell's :class:`CellRun` (what earlier stages produced)
 that adds to it; :data:`STAGES` lists them in order, with when each applies and the
@@ -55,6 +56,8 @@ class CellRun:
     """The privatization's record (privatize)."""
     metrics: dict[str, Any] = field(default_factory=dict)
     """The cell's metrics, filled stage by stage."""
+    mia: Any = None
+    """The membership attacks' result (membership), for the measures that need its scores."""
     runtime: dict[str, float] = field(default_factory=dict)
     """Run-time measurements a stage adds to ``metrics["runtime"]`` besides its wall time
     (attacks: the informed adversary's channels computed and reused)."""
@@ -163,6 +166,7 @@ def membership(run: CellRun) -> None:
         target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
         seed=cell.seed, query=query)
     run.metrics["mia"] = mia.metrics | {"query": query_with}
+    run.mia = mia
 
 
 def rewrite_metrics(run: CellRun) -> None:
@@ -185,6 +189,29 @@ def rewrite_metrics(run: CellRun) -> None:
         scores["loss"] = run.metrics["rewriter"]["test_loss"]
         run.metrics["rewrite_reference"] = reference_scores(
             cell, run.ds, run.docs, layout.cache_dir(run.results), inputs.embedding(cell))
+
+
+def measures(run: CellRun) -> None:
+    """The grid's measures that apply to the cell (:mod:`bench.measures`: reconstruction, S_w,
+    linkage, MIA at low FPR, ...), each from its own random stream, into
+    ``metrics["measures"]``."""
+    from bench.measures import compute_measures, parse_versions
+
+    names = list(parse_versions(run.cell.versions.get("measures")))
+    if names:
+        run.metrics["measures"] = compute_measures(measure_input(run.cell, run), names)
+
+
+def measure_input(cell: Cell, run: CellRun) -> Any:
+    """What the measures of a cell are computed from (:class:`bench.measures.MeasureInput`)."""
+    from bench.measures import MeasureInput
+    from bench.results.channels import ChannelStore
+
+    return MeasureInput(
+        cell, run.ds, run.docs, run.corpus, embedding=inputs.embedding(cell),
+        make_privatizer=None if cell.is_baseline else (
+            lambda seed: inputs.privatizer(cell, seed=seed)),
+        mia=run.mia, channel_cache=ChannelStore(layout.channels_dir(run.results)))
 
 
 def deltas(run: CellRun) -> None:
@@ -225,12 +252,14 @@ STAGES: tuple[Stage, ...] = (
     Stage("attacks", attacks, seconds="adversary_seconds"),
     Stage("membership", membership, seconds="mia_seconds"),
     Stage("rewrite metrics", rewrite_metrics, seconds="rewrite_seconds"),
+    Stage("measures", measures, lambda c: "measures" in c.versions, "measures_seconds"),
     Stage("deltas", deltas),
 )
 """A cell's stages, in order."""
 
 SUMMARY_KEYS = ("privatize_seconds", "rewriter_seconds", "utility_fit_seconds",
-                "adversary_seconds", "mia_seconds", "rewrite_seconds", "load_seconds")
+                "adversary_seconds", "mia_seconds", "rewrite_seconds", "measures_seconds",
+                "load_seconds")
 """The ``runtime`` keys ``bench run`` sums into its "time by stage" line, in that order."""
 
 

@@ -1,0 +1,66 @@
+"""Measures: named, versioned measurements a grid adds to its cells (``settings.measures``).
+
+Built in (each module cites its definition):
+
+=================  ===============================================================  ========
+name               what it reports                                                   applies
+=================  ===============================================================  ========
+``reconstruction`` top-1/top-5 rate of the MAP guess of each original word          word output
+``s_w``            S_w (distinct substitutes) and per-word N_w over repeated draws   word output
+``linkage``        top-1 and MRR of finding each original by tf-idf cosine          text cells
+``linkage_minilm`` the same by MiniLM-L6 sentence-embedding cosine                  text cells
+``mia_low_fpr``    TPR at 1% and 0.1% FPR of every membership attack                cells with mia
+=================  ===============================================================  ========
+
+:func:`compute_measures` runs a cell's measures (the ``measures`` stage of
+:mod:`bench.run.stages`). See ``docs/measures.md``.
+
+Example:
+    >>> from bench.measures import MEASURES
+    >>> sorted(MEASURES.names())
+    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'reconstruction', 's_w']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.measures.base import (
+    MEASURES,
+    NEEDS,
+    Measure,
+    MeasureInput,
+    measure,
+    measure_seed,
+    measure_versions,
+    parse_versions,
+    register_measure,
+)
+
+MEASURES.register_lazy("reconstruction", "bench.measures.reconstruction:RECONSTRUCTION")
+MEASURES.register_lazy("s_w", "bench.measures.substitutes:S_W")
+MEASURES.register_lazy("linkage", "bench.measures.linkage:LINKAGE")
+MEASURES.register_lazy("linkage_minilm", "bench.measures.linkage:LINKAGE_MINILM")
+MEASURES.register_lazy("mia_low_fpr", "bench.measures.mia_low_fpr:MIA_LOW_FPR")
+
+
+def applicable(cell: Any, names: list[str] | tuple[str, ...]) -> list[str]:
+    """The measures among ``names`` that apply to ``cell`` (in the given order)."""
+    return [n for n in names if measure(n).skip(cell) is None]
+
+
+def compute_measures(ctx: MeasureInput, names: list[str] | tuple[str, ...]
+                     ) -> dict[str, dict[str, Any]]:
+    """``{name: record}`` of the measures among ``names`` that apply to the cell; each record
+    carries its measure's ``version``."""
+    from bench.measures.base import as_record
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in applicable(ctx.cell, names):
+        m = measure(name)
+        out[name] = as_record(m.compute(ctx)) | {"version": m.version}
+    return out
+
+
+__all__ = ["MEASURES", "NEEDS", "Measure", "MeasureInput", "applicable", "compute_measures",
+           "measure", "measure_seed", "measure_versions", "parse_versions", "register_measure"]
