@@ -5,7 +5,8 @@ Layout of the output folder::
     index.md                 summary: cells, groups, warnings, failed cells, list of files
     metrics.json             headline numbers per configuration (``dvc metrics show``)
     leaderboard.html         the leaderboard of these cells (bench.leaderboard.grid)
-    tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, guarantees
+    tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, measures_<dataset>,
+                             guarantees
     curves.csv               the plotted points, tidy (``dvc plots show``)
     plots/curves_<dataset>_<model>.png
 
@@ -44,6 +45,7 @@ from pathlib import Path
 
 from bench.report.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
 from bench.report.leaderboard import render_leaderboard
+from bench.report.measures import measures_tables
 from bench.report.plots import write_curves
 from bench.report.privacy import (
     NO_VALID,
@@ -388,7 +390,8 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
     rs, adversary, audits, groups, warnings = _load_report_inputs(results, grid, audit,
                                                                   adversary)
     prefix = f"{rs.grid}: " if rs.grid else ""
-    tables = tradeoff_tables(groups, prefix, adversary) + rewrite_tables(groups, prefix)
+    tables = (tradeoff_tables(groups, prefix, adversary) + rewrite_tables(groups, prefix)
+              + measures_tables(groups, prefix))
     tables.append(guarantee_table(groups, prefix))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))

@@ -43,6 +43,7 @@ def runs(tmp_path_factory):
         summary = run_grid(grid, results=base / name, mlflow=False)
         assert summary.count("done") == 3
         out[name] = _metrics(base / name)
+    out["base"] = base
     return out
 
 
@@ -82,3 +83,18 @@ def test_measures_change_no_other_number(runs):
     assert with_m.keys() == without.keys()
     for k in with_m:
         assert differences(without[k], with_m[k]) == []
+
+
+def test_the_report_has_a_measures_table_only_where_cells_hold_measures(runs):
+    from bench.report import build_report
+
+    base = runs["base"]
+    build_report(base / "with", base / "rep_with")
+    build_report(base / "without", base / "rep_without")
+    md = sorted((base / "rep_with" / "tables").glob("measures_*.md"))
+    assert len(md) == 1
+    text = md[0].read_text()
+    for header in ("Reconstruction top-1", "S\\_w (mean)", "Linkage top-1 (tf-idf)",
+                   "MIA TPR@1% FPR"):
+        assert header in text
+    assert not list((base / "rep_without" / "tables").glob("measures_*"))
