@@ -8,12 +8,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bench.results.values import to_float
 
 KINDS = ("pure", "approx", "metric", "none")
+
+NO_GUARANTEE = "no DP guarantee"
+"""How a void guarantee reads (:attr:`Guarantee.void`)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,11 @@ class Guarantee:
         proven: False when a bound in the guarantee is only *estimated from data*.
         reason: why the guarantee is not proven (empty when it is).
         log10_delta: log10 of δ when δ is too small for a float (e.g. 4^−1601), else None.
+        void: True when the configuration has *no* DP guarantee at all, whatever the other
+            fields state (they keep the claim of the paper it departs from): a departure from
+            the paper asked for by name (:mod:`bench.mechanisms.departures`, a rewriter that
+            reads private text). Written into the record only when True.
+        void_reason: why there is no guarantee (empty unless ``void``).
     """
 
     kind: str
@@ -42,6 +50,8 @@ class Guarantee:
     proven: bool = True
     reason: str = ""
     log10_delta: float | None = None
+    void: bool = False
+    void_reason: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -53,8 +63,17 @@ class Guarantee:
         return self.multiplier * self.epsilon
 
     def to_dict(self) -> dict:
-        """A JSON-serialisable dict."""
-        return asdict(self)
+        """A JSON-serialisable dict (``void`` and ``void_reason`` only when void, so the
+        records of every configuration with a guarantee are as they always were)."""
+        out = asdict(self)
+        if not self.void:
+            del out["void"], out["void_reason"]
+        return out
+
+    def voided(self, reason: str) -> Guarantee:
+        """This claim marked void with ``reason`` (appended to an earlier one)."""
+        why = "; ".join(r for r in (self.void_reason, reason) if r)
+        return replace(self, void=True, void_reason=why)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Guarantee:
@@ -69,15 +88,21 @@ class Guarantee:
                    multiplier=to_float(d.get("multiplier"), 1.0),
                    delta=to_float(d.get("delta"), 0.0), metric=str(d.get("metric") or ""),
                    proven=d.get("proven") is not False, reason=str(d.get("reason") or ""),
-                   log10_delta=None if l10 is None else to_float(l10))
+                   log10_delta=None if l10 is None else to_float(l10),
+                   void=d.get("void") is True, void_reason=str(d.get("void_reason") or ""))
 
     def describe(self, symbolic: bool = False) -> str:
         """Human-readable form, e.g. ``(2.53·ε)-metric DP (euclidean) [estimated: ...]``.
 
         ``symbolic``: the form of the report's tables, where ε is the column's and the
         estimated note is a column of its own: ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``,
-        ``ε·d metric DP [euclidean]``, ``none``.
+        ``ε·d metric DP [euclidean]``, ``none``. A void record reads ``no DP guarantee``; the
+        long form adds the reason and the claim it voids.
         """
+        if self.void:
+            claim = replace(self, void=False, void_reason="").describe()
+            return NO_GUARANTEE if symbolic else (
+                f"{NO_GUARANTEE}: {self.void_reason or 'void'} (without that: {claim})")
         if symbolic:
             return self._symbolic()
         if self.kind == "none":

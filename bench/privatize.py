@@ -38,6 +38,7 @@ from bench.embeddings import (
 from bench.guarantee import Guarantee
 from bench.mapping import Mapping, make_mapping
 from bench.mechanisms import Mechanism, make_mechanism
+from bench.mechanisms.departures import code_batches
 from bench.neighbors import NeighborIndex
 from bench.sensitivity import SensitivityApproach, make_sensitivity
 
@@ -179,23 +180,41 @@ class Privatizer:
                 "mapping": self.mapping.describe(), "oov": self.oov,
                 "oov_leaks": oov_leaks(self.oov), "guarantee": self.guarantee().to_dict()}
 
-    def privatize_ids(self, ids: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Privatize input ids (no OOV marker): ``(output ids or None, vectors or None)``."""
+    def noise_batches(self, lengths: np.ndarray) -> np.ndarray | None:
+        """Per-token batch index of documents of ``lengths`` tokens when the mechanism shares
+        one noise vector per batch of sentences (``noise_shared: batch``, the public code's
+        departure: :func:`bench.mechanisms.departures.code_batches`); None when it draws
+        independent noise per token (the rule)."""
+        mech = self.mechanism
+        if getattr(mech, "noise_shared", "token") != "batch":
+            return None
+        lengths = np.asarray(lengths, dtype=np.int64)
+        return np.repeat(code_batches(lengths, mech.batch_sentences), lengths)
+
+    def privatize_ids(self, ids: np.ndarray, batches: np.ndarray | None = None
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Privatize input ids (no OOV marker): ``(output ids or None, vectors or None)``.
+
+        ``batches``: per-token batch index, used only by a mechanism with ``noise_shared:
+        batch`` (:meth:`noise_batches`; None: each token its own batch)."""
         if self.mechanism.kind == "selection":
             return self.mechanism.sample(ids), None
-        noisy = self.mechanism.perturb(ids)
+        noisy = self.mechanism.perturb(ids, batches)
         if not self.mapping.outputs_text:
             return None, noisy
         return self.mapping.map(noisy, self.index, self.rng), None
 
     def privatize(self, docs: list[list[str]]) -> PrivatizedCorpus:
-        """Privatize tokenized documents; every token occurrence gets its own noise."""
+        """Privatize tokenized documents; every token occurrence gets its own noise (unless
+        the mechanism asks for the public code's shared noise, :meth:`noise_batches`)."""
         t0 = time.perf_counter()
         lengths = np.array([len(d) for d in docs], dtype=np.int64)
         flat = [t for d in docs for t in d]
         ids, oov_mask = self.embedding.encode(flat, self.oov)
         keep = ids >= 0  # with oov="keep" the OOV tokens pass through (flagged as leaking)
-        out_ids, vectors = self.privatize_ids(ids[keep])
+        batches = self.noise_batches(lengths)
+        out_ids, vectors = self.privatize_ids(ids[keep],
+                                              None if batches is None else batches[keep])
         bounds = np.cumsum(lengths)[:-1]
         tokens = vecs = None
         n_unchanged = None

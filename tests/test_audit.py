@@ -97,6 +97,26 @@ def test_shared_noise_across_tokens_is_caught(glove):
     assert run_audit("mvl", 1.0, privatizer=p2, checks=("vectors",), **FAST).rows
 
 
+CODE = {"C": 0.005}  # the public code's calibration constant (method.py)
+DEPARTURES = [({"clip": False}, "vectors"), ({"noise_shared": "batch"}, "joint")]
+
+
+@pytest.mark.parametrize("name", ["laplace", "gaussian", "trlaplace"])
+@pytest.mark.parametrize("departure,check", DEPARTURES, ids=["clip", "noise_shared"])
+def test_public_code_departures_are_caught(glove, name, departure, check):
+    """Huang et al.'s public code: noise calibrated to C = 0.005 on unclipped vectors (caught
+    by the single-token check), one noise vector per batch of sentences (caught by the
+    two-token check); the same mechanism with clipping and noise per token passes."""
+    good = run_audit(name, 1.0, params=CODE, embedding=glove, seed=1, checks=(check,), **FAST)
+    assert good.passed and good.rows, good.table()
+    params = {**CODE, **departure, "allow_no_guarantee": True}
+    report = run_audit(name, 1.0, params=params, embedding=glove, seed=1, checks=(check,),
+                       **FAST)
+    assert report.violations and {r.check for r in report.violations} == {check}
+    assert report.max_excess() > 0.5, report.table()
+    assert report.guarantee.startswith("no DP guarantee")
+
+
 def test_oov_pass_through_is_caught(glove):
     for mech, eps in (("tem", 2.0), ("mvl", 1.0)):
         report = run_audit(mech, eps, embedding=glove, oov="keep", checks=("oov",), **FAST)

@@ -15,6 +15,7 @@ from bench.report.guarantees import describe_guarantee
     Guarantee("metric", 10.0, multiplier=3.0, metric="euclidean", proven=False, reason="r"),
     Guarantee("approx", 1.0, delta=0.0, log10_delta=-1601.2),
     Guarantee("none", math.inf),
+    Guarantee("pure", 1.0, void=True, void_reason="clip: false"),
 ])
 def test_a_stored_record_reads_back_as_the_guarantee(g):
     assert Guarantee.from_dict(g.to_dict()) == g
@@ -36,3 +37,16 @@ def test_json_strings_and_missing_fields():
     with pytest.raises(ValueError, match="guarantee kind"):
         Guarantee.from_dict({"kind": "forged"})
     assert describe_guarantee({"kind": "forged"}) == describe_guarantee(None)
+
+
+def test_void_record_reads_no_guarantee_and_keeps_old_records_unchanged():
+    g = Guarantee("pure", 1.0)
+    assert set(g.to_dict()) == {"kind", "epsilon", "multiplier", "delta", "metric", "proven",
+                                "reason", "log10_delta"}  # no void keys unless void
+    v = g.voided("a").voided("b")
+    assert v.to_dict()["void"] is True and v.void_reason == "a; b"
+    assert v.describe(symbolic=True) == "no DP guarantee"
+    assert v.describe() == "no DP guarantee: a; b (without that: ε-DP)"
+    # a cell whose rewriter voided it (bench.run.stages) reads back as void
+    rec = dict(g.to_dict(), void=True, void_reason="trained on the evaluated data")
+    assert describe_guarantee(rec) == "no DP guarantee"

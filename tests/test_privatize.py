@@ -92,3 +92,29 @@ def test_privatize_ids_rejects_out_of_range(emb):
     p = Privatizer.build(mechanism="mvl", epsilon=1.0, embedding=emb)
     with pytest.raises(ValueError, match="out of range"):
         p.privatize_ids(np.array([emb.size + 5]))
+
+
+def test_noise_shared_per_batch_of_sentences_as_the_public_code(emb):
+    """``noise_shared: batch``: one noise vector per batch of at most B equal-length documents
+    (the public code's broadcast), so differences within a batch are noise-free."""
+    docs = [tokenize("the cat sat"), tokenize("a dog ran"), tokenize("one bird flew"),
+            tokenize("the market fell sharply"), tokenize("in paris")]
+    params = {"C": 0.005, "noise_shared": "batch", "batch_sentences": 2,
+              "allow_no_guarantee": True}
+    p = Privatizer.build(mechanism="laplace", epsilon=1.0, mapping="none", embedding=emb,
+                         seed=0, mechanism_params=params)
+    out = p.privatize(docs)
+    clean = emb.input_vectors()
+    noise = [v - p.mechanism.prepare(clean[emb.encode(d)[0]]) for v, d in zip(out.vectors, docs)]
+    # docs 0 and 1 (length 3) share a batch, doc 2 (length 3) starts the next one (B = 2)
+    for i in (1, 2):
+        np.testing.assert_allclose(noise[0][i], noise[0][0], atol=1e-12)
+    np.testing.assert_allclose(noise[1], noise[0], atol=1e-12)
+    assert not np.allclose(noise[2][0], noise[0][0])
+    assert not np.allclose(noise[3][0], noise[4][0])  # other lengths, other batches
+    per_token = p.noise_batches(np.array([3, 3, 3, 4, 2])).tolist()
+    assert per_token == [1] * 6 + [2] * 3 + [3] * 4 + [0] * 2
+    assert p.guarantee().void and out.guarantee.void
+    # the rule: independent noise per token, no batches
+    q = Privatizer.build(mechanism="laplace", epsilon=1.0, mapping="none", embedding=emb)
+    assert q.noise_batches(np.array([3, 3])) is None

@@ -306,14 +306,17 @@ def _joint_outputs(p: Privatizer, a: int, b: int, n_calls: int, v: np.ndarray) -
 
     Additive mechanisms: (z₂ − z₁)·v for a direction v fixed by the caller (the same for both
     input pairs; a shared noise vector makes it deterministic); selection: the output pair
-    encoded as one integer.
+    encoded as one integer. Each call is one two-token document, batched as the privatizer
+    batches a corpus (:meth:`~bench.privatize.Privatizer.noise_batches`: a mechanism that
+    shares noise per batch of sentences shares it here).
     """
     mech = p.mechanism
     ids = np.array([a, b])
     if mech.kind == "additive":
+        batches = p.noise_batches(np.array([2]))
         out = np.empty(n_calls)
         for i in range(n_calls):  # separate calls: the independence rule is per call
-            z = mech.perturb(ids)
+            z = mech.perturb(ids, batches)
             out[i] = (z[1] - z[0]) @ v
         return out
     n = p.embedding.size

@@ -2,7 +2,8 @@
 (``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
 ``mahalanobis``, ``santext``, ``custext``, ``privemb``); :mod:`bench.mechanisms.base` holds the
 base classes and shared samplers, :mod:`bench.mechanisms.clipped` the clipping shared by Huang et
-al.'s three. Each module registers its mechanism in :data:`MECHANISMS`.
+al.'s three, :mod:`bench.mechanisms.departures` their public code's departures from the paper
+(options without a guarantee). Each module registers its mechanism in :data:`MECHANISMS`.
 
 Example:
     >>> from bench.mechanisms import make_mechanism

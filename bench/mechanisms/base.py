@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from bench.guarantee import Guarantee
+from bench.mechanisms.departures import shared_noise
 from bench.registry import Registry
 
 MECHANISMS: Registry = Registry("mechanism")
@@ -210,17 +211,31 @@ class AdditiveMechanism(Mechanism):
         """Pre-noise step on the input vectors (identity; clipping for canonical DP)."""
         return x
 
-    def perturb(self, ids: np.ndarray) -> np.ndarray:
-        """Noisy vectors, one independent noise draw per token occurrence."""
+    noise_shared: str = "token"
+    """``token``: one independent noise draw per token occurrence (the rule); ``batch``: one
+    draw per batch of sentences, a departure of the public code of Huang et al. (2024) that a
+    mechanism offers only as a named option (:mod:`bench.mechanisms.departures`)."""
+
+    def perturb(self, ids: np.ndarray, batches: np.ndarray | None = None) -> np.ndarray:
+        """Noisy vectors, one independent noise draw per token occurrence.
+
+        ``batches`` (per-token batch index) matters only with ``noise_shared = "batch"``: the
+        tokens of a batch then share one draw (None: every token its own batch).
+        """
         ids = self._lookup(ids)
         x = self.prepare(self.inputs[ids])
-        return x + self.noise(len(ids))
+        return x + self._draw(len(ids), batches)
 
-    def perturb_vectors(self, x: np.ndarray) -> np.ndarray:
+    def perturb_vectors(self, x: np.ndarray, batches: np.ndarray | None = None) -> np.ndarray:
         """Like :meth:`perturb`, for arbitrary input vectors in the transformed space."""
         self._check_fitted()
         x = np.atleast_2d(np.asarray(x, dtype=np.float64))
-        return self.prepare(x) + self.noise(len(x))
+        return self.prepare(x) + self._draw(len(x), batches)
+
+    def _draw(self, n: int, batches: np.ndarray | None) -> np.ndarray:
+        if self.noise_shared == "token":
+            return self.noise(n)
+        return shared_noise(self.noise, n, batches)
 
 
 class SelectionMechanism(Mechanism):

@@ -2,7 +2,8 @@
 
 Clip to norm C, add N(0, σ²I): the classic calibration σ = 2C·√(2 ln(1.25/δ))/ε for
 ε ≤ 1, or the analytic Gaussian mechanism (Balle & Wang 2018) for any ε; map back.
-Noise is drawn independently for every token occurrence.
+Noise is drawn independently for every token occurrence (the public code's departures are options
+without a guarantee: :mod:`bench.mechanisms.departures`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class ClippedGaussian(ClippedMechanism):
     ``calibration="classic"``: η ~ N(0, σ²I), σ² = 8C²·ln(1.25/δ)/ε² — valid only for ε ≤ 1
     (larger ε is refused). ``calibration="analytic"``: the exact σ of Balle & Wang (2018) for the
     L2 sensitivity 2C, valid for every ε. Default δ = 4^−d as in Huang et al. (2024, Sec. 6.1).
+    ``clip``, ``noise_shared``, ``batch_sentences``, ``allow_no_guarantee``: the public code's
+    departures (:class:`~bench.mechanisms.clipped.ClippedMechanism`).
     """
 
     name = "gaussian"
@@ -51,8 +54,12 @@ class ClippedGaussian(ClippedMechanism):
     guarantee_kind = "approx"
 
     def __init__(self, *, epsilon: float, C: float = 1.0, delta: float | str = "4^-d",
-                 calibration: str = "classic", rng: Any = None) -> None:
-        super().__init__(epsilon=epsilon, C=C, rng=rng)
+                 calibration: str = "classic", clip: bool = True, noise_shared: str = "token",
+                 batch_sentences: int | None = None, allow_no_guarantee: bool = False,
+                 rng: Any = None) -> None:
+        super().__init__(epsilon=epsilon, C=C, clip=clip, noise_shared=noise_shared,
+                         batch_sentences=batch_sentences,
+                         allow_no_guarantee=allow_no_guarantee, rng=rng)
         if calibration not in ("classic", "analytic"):
             raise ValueError(f"gaussian: calibration must be 'classic' or 'analytic', "
                              f"got {calibration!r}")
@@ -63,7 +70,8 @@ class ClippedGaussian(ClippedMechanism):
         delta_from(delta, 1, self.name)  # validate now, not at fit time
         self._delta_spec = delta
         self.calibration = calibration
-        self.params = {"C": self.C, "delta": delta, "calibration": calibration}
+        self.params = {"C": self.C, "delta": delta, "calibration": calibration,
+                       **self.departures}
 
     def _fit(self) -> None:
         self.delta = delta_from(self._delta_spec, self.dim, self.name)

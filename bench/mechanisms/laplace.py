@@ -2,7 +2,8 @@
 
 Clip the word vector to norm C (:mod:`bench.mechanisms.clipped`), add i.i.d. Laplace noise
 of scale 2C√d/ε per coordinate (the L1 sensitivity of the clipped ball), map back.
-Noise is drawn independently for every token occurrence.
+Noise is drawn independently for every token occurrence (the public code's departures are options
+without a guarantee: :mod:`bench.mechanisms.departures`).
 """
 
 from __future__ import annotations

@@ -2,12 +2,14 @@
 
 Clip to norm C, add noise from a Laplace density truncated to a box per coordinate
 (dummy dimensions d′ > d for large ε), map back. Noise is drawn independently for every token
-occurrence.
+occurrence (the public code's departures are options without a guarantee:
+:mod:`bench.mechanisms.departures`).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,13 @@ import numpy as np
 from bench.guarantee import Guarantee
 from bench.mechanisms.base import MECHANISMS, check_delta
 from bench.mechanisms.clipped import ClippedMechanism, delta_from
+
+CODE_DIMENSION = {10.0: 500}
+"""d′ by ε of Huang et al. (2024, Sec. 6.1) and the public code (``method.py``)."""
+CODE_DIMENSION_OTHER = 1700
+"""d′ of the public code at any other ε > 8.6 (the paper: ε = 20)."""
+CODE_EPSILON_LIMIT = 8.6
+"""Above this ε the public code replaces d (its limit √300/2 ≈ 8.66 rounded down)."""
 
 
 @MECHANISMS.register("trlaplace")
@@ -31,6 +40,16 @@ class TruncatedLaplace(ClippedMechanism):
     for the default, δ = 4^−d′) are then those of dimension d′; the padding's noise is never
     drawn since it is discarded. ``d_eff`` and the resulting (ε, δ) are recorded.
 
+    ``code_dimension: true``: d′ as the paper's experiments fix it (Sec. 6.1: "d = 500 for
+    ε = 10 and d = 1700 for ε = 20") and its public code (``method.py``, ``TrLaplacian``: for
+    ε > 8.6, d′ = 500 if ε = 10 else 1,700) instead of the smallest d′: wherever the condition
+    fails at d, or ε > 8.6, d′ = 500 at ε = 10 and 1,700 otherwise (refused where that d′ is
+    below d or fails the condition, where the code's A is NaN). Still Thm. 3's construction, so
+    the guarantee is as without it, with δ = 4^−d′.
+
+    ``clip``, ``noise_shared``, ``batch_sentences``, ``allow_no_guarantee``: the public code's
+    departures (:class:`~bench.mechanisms.clipped.ClippedMechanism`).
+
     Sampling is exact, by inverse CDF: |x| = −ln(1 − U·(1 − e^{−αA}))/α, with a fair random sign.
     """
 
@@ -40,12 +59,25 @@ class TruncatedLaplace(ClippedMechanism):
     version = "2"  # 2: the guarantee is reported as not proven (see UNPROVEN)
 
     def __init__(self, *, epsilon: float, C: float = 1.0, delta: float | str = "4^-d",
-                 dummy_dims: bool = True, rng: Any = None) -> None:
-        super().__init__(epsilon=epsilon, C=C, rng=rng)
+                 dummy_dims: bool = True, code_dimension: bool = False, clip: bool = True,
+                 noise_shared: str = "token", batch_sentences: int | None = None,
+                 allow_no_guarantee: bool = False, rng: Any = None) -> None:
+        super().__init__(epsilon=epsilon, C=C, clip=clip, noise_shared=noise_shared,
+                         batch_sentences=batch_sentences,
+                         allow_no_guarantee=allow_no_guarantee, rng=rng)
         delta_from(delta, 1, self.name)  # validate now, not at fit time
         self._delta_spec = delta
         self.dummy_dims = bool(dummy_dims)
-        self.params = {"C": self.C, "delta": delta, "dummy_dims": self.dummy_dims}
+        if not isinstance(code_dimension, (bool, np.bool_)):
+            raise ValueError(f"trlaplace: code_dimension must be true or false, got "
+                             f"{code_dimension!r}")
+        if code_dimension and not self.dummy_dims:
+            raise ValueError("trlaplace: code_dimension chooses the dummy dimension d'; it "
+                             "needs dummy_dims: true")
+        self.code_dimension = bool(code_dimension)
+        self.params = {"C": self.C, "delta": delta, "dummy_dims": self.dummy_dims,
+                       **({"code_dimension": True} if self.code_dimension else {}),
+                       **self.departures}
 
     def _log_delta(self, d: int) -> float:
         """ln δ for dimension d (the default 4^−d underflows a float for d > 537)."""
@@ -64,25 +96,16 @@ class TruncatedLaplace(ClippedMechanism):
 
     def _fit(self) -> None:
         d = self.dim
-        ok, delta = self._condition(d)
+        ok = self._condition(d)[0]
         if not ok and not self.dummy_dims:
             raise ValueError(f"trlaplace: epsilon must be < 2·delta^(1/d)·sqrt(d) = "
                              f"{2 * self._root(d) * math.sqrt(d):.4g} for d={d} (Huang et al. "
                              f"2024, Thm. 3); enable dummy_dims for larger epsilon")
-        d_eff = d
-        if not ok:  # 2·δ(d′)^{1/d′}·√d′ increases with d′: exponential then binary search
-            hi = 2 * d
-            while not self._condition(hi)[0]:
-                hi *= 2
-                if hi > 10**15:
-                    raise ValueError("trlaplace: no dimension satisfies the condition for this "
-                                     "epsilon and delta")
-            lo = hi // 2
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if self._condition(mid)[0] else (mid, hi)
-            d_eff = hi
-            ok, delta = self._condition(d_eff)
+        if self.code_dimension and (not ok or self.epsilon > CODE_EPSILON_LIMIT):
+            d_eff = self._code_dimension(d)
+        else:
+            d_eff = d if ok else self._smallest_dimension(d)
+        delta = self._condition(d_eff)[1]
         self.d_eff = d_eff
         self.delta = delta
         self.log10_delta = self._log_delta(d_eff) / math.log(10.0)
@@ -90,6 +113,33 @@ class TruncatedLaplace(ClippedMechanism):
         self.alpha = self.epsilon / self.delta1
         self.A = -(self.delta1 / self.epsilon) * math.log1p(
             -self.epsilon / (2.0 * self._root(d_eff) * math.sqrt(d_eff)))
+
+    def _smallest_dimension(self, d: int) -> int:
+        """The smallest d′ > d that satisfies the condition (2·δ(d′)^{1/d′}·√d′ increases with
+        d′: exponential, then binary search)."""
+        hi = 2 * d
+        while not self._condition(hi)[0]:
+            hi *= 2
+            if hi > 10**15:
+                raise ValueError("trlaplace: no dimension satisfies the condition for this "
+                                 "epsilon and delta")
+        lo = hi // 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if self._condition(mid)[0] else (mid, hi)
+        return hi
+
+    def _code_dimension(self, d: int) -> int:
+        """d′ of the paper's Sec. 6.1 and public code: 500 at ε = 10, 1,700 otherwise."""
+        d_eff = CODE_DIMENSION.get(self.epsilon, CODE_DIMENSION_OTHER)
+        if d_eff < d:
+            raise ValueError(f"trlaplace: code_dimension gives d' = {d_eff} at epsilon = "
+                             f"{self.epsilon}, below the embedding's d = {d}")
+        if not self._condition(d_eff)[0]:
+            raise ValueError(f"trlaplace: code_dimension gives d' = {d_eff} at epsilon = "
+                             f"{self.epsilon}, where epsilon < 2·delta^(1/d')·sqrt(d') fails "
+                             f"(Huang et al. 2024, Thm. 3; the public code's A is NaN there)")
+        return d_eff
 
     def noise(self, n: int) -> np.ndarray:
         """``n`` vectors of i.i.d. Laplace noise truncated to [−A, A], shape ``(n, d)``."""
@@ -126,5 +176,4 @@ class TruncatedLaplace(ClippedMechanism):
         self._check_fitted()
         g = self._canonical("approx", self.delta, sensitivity)
         reason = "; ".join(r for r in (self.UNPROVEN, g.reason) if r)
-        return Guarantee(g.kind, g.epsilon, delta=g.delta, proven=False, reason=reason,
-                         log10_delta=g.log10_delta)
+        return replace(g, proven=False, reason=reason)

@@ -30,6 +30,16 @@ norm 5 (not stated in the paper; Adam at lr 0.01 on an LSTM diverges without it 
 corpora). Training runs with torch on the CPU here and on CUDA when available, like the
 models (:mod:`bench.models`).
 
+``train_embeddings: true`` (with ``allow_no_guarantee: true``; off by default) reproduces a
+departure of the paper's public code (``model.py``: ``nn.Embedding`` initialised from GloVe,
+its weights in the Adam optimiser with the rest, and the noise added to its rows inside the
+model): one table of word vectors, initialised from the public embedding, is trained and feeds
+both the decoder (previous words) and the encoder, whose input for a token w becomes
+``r + (E[w] − E₀[w])`` -- the privatized vector plus the trained table's change since
+initialisation, i.e. ``E[w] + η`` for an unclipped r = E₀[w] + η, as in the code. The rewriter
+then reads each document's words when it rewrites, and the table can grow until the fixed
+noise is negligible: no DP guarantee (:data:`TRAIN_EMBEDDINGS_REASON`).
+
 Example:
     >>> rw = AutoencoderRewriter(epochs=5, seed=0).fit(noisy, tokens, embedding)
     >>> rw.rewrite(noisy_test)[0][:5]
@@ -52,9 +62,16 @@ from bench.rewriters.base import PUBLIC_PART, Rewriter, check_pairs
 
 logger = logging.getLogger(__name__)
 
+TRAIN_EMBEDDINGS_REASON = (
+    "train_embeddings: the rewriter's word-vector table is trained (as the public code's "
+    "nn.Embedding, in Adam with the rest) and the rewriter reads each token's original word to "
+    "add that word's trained vector to the privatized one, so the rewrite depends on the private "
+    "words beyond the privatized vectors, and the table can grow until the noise is negligible")
+"""Why ``train_embeddings: true`` leaves the cell without a guarantee."""
+
 
 def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
-               word_table: np.ndarray):
+               word_table: np.ndarray, train_embeddings: bool = False):
     import torch
     from torch import nn
 
@@ -66,8 +83,14 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             self.fwd = nn.LSTM(d_in, hidden, batch_first=True)
             self.bwd = nn.LSTM(d_in, hidden, batch_first=True)
             self.drop = nn.Dropout(dropout)
-            # previous-word vectors: the output vocabulary's public embeddings + a zero "start"
-            self.words = nn.Embedding.from_pretrained(torch.as_tensor(word_table), freeze=True)
+            # previous-word vectors: the output vocabulary's public embeddings + a zero "start";
+            # trained only under train_embeddings (the public code's departure), which also
+            # adds the table's change since initialisation to the encoder input
+            table = torch.as_tensor(word_table)
+            self.words = nn.Embedding.from_pretrained(table, freeze=not train_embeddings)
+            self.train_embeddings = train_embeddings
+            if train_embeddings:
+                self.register_buffer("words0", table.clone())
             self.dec = nn.LSTM(2 * hidden + d_word, hidden, batch_first=True)
             self.out = nn.Linear(hidden, n_out)
 
@@ -78,7 +101,16 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             rev = lengths[:, None] - 1 - t
             return torch.where(t < lengths[:, None], rev, t)
 
-        def encode(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        def offsets(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+            """E[w] − E₀[w] of the trained table at the real positions (0 on padding)."""
+            t = torch.arange(ids.shape[1], device=ids.device)[None, :]
+            real = (t < lengths[:, None]).to(self.words0.dtype)[:, :, None]
+            return (self.words(ids) - self.words0[ids]) * real
+
+        def encode(self, x: torch.Tensor, lengths: torch.Tensor,
+                   ids: torch.Tensor | None = None) -> torch.Tensor:
+            if self.train_embeddings:
+                x = x + self.offsets(ids, lengths)
             idx = self.reverse_index(lengths, x.shape[1])
             f, _ = self.fwd(x)
             xr = x.gather(1, idx[:, :, None].expand_as(x))
@@ -86,27 +118,45 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             b = b.gather(1, idx[:, :, None].expand_as(b))
             return self.drop(torch.cat([f, b], dim=2))
 
-        def forward(self, x: torch.Tensor, lengths: torch.Tensor, prev: torch.Tensor
-                    ) -> torch.Tensor:
-            """Teacher-forced logits ``(B, T, V)``; ``prev`` are the previous words' ids."""
-            enc = self.encode(x, lengths)
+        def forward(self, x: torch.Tensor, lengths: torch.Tensor, prev: torch.Tensor,
+                    ids: torch.Tensor | None = None) -> torch.Tensor:
+            """Teacher-forced logits ``(B, T, V)``; ``prev`` are the previous words' ids,
+            ``ids`` the words' own (read only under ``train_embeddings``)."""
+            enc = self.encode(x, lengths, ids)
             h, _ = self.dec(torch.cat([enc, self.words(prev)], dim=2))
             return self.out(h)
 
-        def greedy(self, x: torch.Tensor, lengths: torch.Tensor, start: int) -> torch.Tensor:
+        def greedy(self, x: torch.Tensor, lengths: torch.Tensor, start: int,
+                   ids: torch.Tensor | None = None) -> torch.Tensor:
             """Greedy decoding: ``(B, T)`` output ids (one step per position, batched)."""
-            enc = self.encode(x, lengths)
+            enc = self.encode(x, lengths, ids)
             prev = torch.full((x.shape[0],), start, dtype=torch.int64, device=x.device)
             state = None
-            ids = []
+            steps = []
             for t in range(x.shape[1]):
                 inp = torch.cat([enc[:, t], self.words(prev)], dim=1)[:, None, :]
                 h, state = self.dec(inp, state)
                 prev = self.out(h[:, 0]).argmax(dim=1)
-                ids.append(prev)
-            return torch.stack(ids, dim=1)
+                steps.append(prev)
+            return torch.stack(steps, dim=1)
 
     return Autoencoder()
+
+
+def _check_train_embeddings(train: Any, allow: Any) -> bool:
+    """``train_embeddings`` validated against its acknowledgement ``allow_no_guarantee``."""
+    for key, val in (("train_embeddings", train), ("allow_no_guarantee", allow)):
+        if not isinstance(val, (bool, np.bool_)):
+            raise ValueError(f"autoencoder: {key} must be true or false, got {val!r}")
+    if train and not allow:
+        raise ValueError("autoencoder: train_embeddings: true trains the word-vector table and "
+                         "reads the private words, as the public code of Huang et al. (2024) "
+                         "does, and leaves no DP guarantee; add allow_no_guarantee: true to run "
+                         "it anyway (reported as 'no DP guarantee')")
+    if allow and not train:
+        raise ValueError("autoencoder: allow_no_guarantee: true without a departure "
+                         "(train_embeddings: true); remove it")
+    return bool(train)
 
 
 class AutoencoderRewriter(Rewriter):
@@ -125,6 +175,9 @@ class AutoencoderRewriter(Rewriter):
         max_len: positions per document kept for training (longer ones are cut there; a
             rewrite always covers the whole document).
         grad_clip: gradient-norm clipping (not in the paper; see the module docstring).
+        train_embeddings: the public code's trained embedding table (see the module
+            docstring); needs ``allow_no_guarantee``, and voids the guarantee.
+        allow_no_guarantee: acknowledges ``train_embeddings``.
         seed: seeds initialisation, dropout and batch order.
         num_threads: torch CPU threads (default ``$BENCH_TORCH_THREADS``, else 1).
     """
@@ -137,9 +190,11 @@ class AutoencoderRewriter(Rewriter):
     def __init__(self, *, corpus: str = PUBLIC_PART, hidden_size: int = 128,
                  dropout: float = 0.5, lr: float = 0.01, beta1: float = 0.5,
                  batch_size: int = 64, epochs: int = 10, max_vocab: int = 10_000,
-                 max_len: int = 200, grad_clip: float = 5.0, seed: int = 0,
+                 max_len: int = 200, grad_clip: float = 5.0, train_embeddings: bool = False,
+                 allow_no_guarantee: bool = False, seed: int = 0,
                  num_threads: int | None = None) -> None:
         super().__init__(corpus=corpus)
+        self.train_embeddings = _check_train_embeddings(train_embeddings, allow_no_guarantee)
         for key, val in (("hidden_size", hidden_size), ("batch_size", batch_size),
                          ("epochs", epochs), ("max_vocab", max_vocab), ("max_len", max_len)):
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
@@ -163,7 +218,18 @@ class AutoencoderRewriter(Rewriter):
         return {"corpus": self.corpus, "hidden_size": self.hidden_size, "dropout": self.dropout,
                 "lr": self.lr, "beta1": self.beta1, "batch_size": self.batch_size,
                 "epochs": self.epochs, "max_vocab": self.max_vocab, "max_len": self.max_len,
-                "grad_clip": self.grad_clip}
+                "grad_clip": self.grad_clip,
+                **({"train_embeddings": True, "allow_no_guarantee": True}
+                   if self.train_embeddings else {})}
+
+    @property
+    def reads_tokens(self) -> bool:
+        """True under ``train_embeddings``: a rewrite looks up each original word."""
+        return self.train_embeddings
+
+    def void_reasons(self) -> list[str]:
+        """:data:`TRAIN_EMBEDDINGS_REASON` under ``train_embeddings``."""
+        return [TRAIN_EMBEDDINGS_REASON] if self.train_embeddings else []
 
     # -- vocabulary --------------------------------------------------------------------------
     def _vocabulary(self, tokens: Sequence[Sequence[str]], embedding: Any) -> None:
@@ -179,6 +245,10 @@ class AutoencoderRewriter(Rewriter):
         table[1:-1] = embedding.vectors[rows]
         self.word_table_ = table  # last row: the zero "start" vector
         self.start_id_ = len(self.vocab_)
+
+    def _words(self, targets: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        """The encoder's word ids (the targets' ids) under ``train_embeddings``, else None."""
+        return targets if self.train_embeddings else None
 
     def _targets(self, tokens: Sequence[Sequence[str]]) -> list[np.ndarray]:
         get = self.word_id_.get
@@ -201,7 +271,10 @@ class AutoencoderRewriter(Rewriter):
         return batches
 
     def _tensors(self, noisy: Sequence[np.ndarray], idx: np.ndarray,
-                 targets: Sequence[np.ndarray] | None = None, cut: int | None = None):
+                 targets: Sequence[np.ndarray] | None = None, cut: int | None = None,
+                 words: Sequence[np.ndarray] | None = None):
+        """``[x, lengths]``, then ``y, prev`` with ``targets``, then the words' ids with
+        ``words`` (``train_embeddings`` only; 0 on padding)."""
         import torch
 
         lens = np.array([min(len(noisy[i]), cut or len(noisy[i])) for i in idx], np.int64)
@@ -217,6 +290,11 @@ class AutoencoderRewriter(Rewriter):
                 y[row, : lens[row]] = targets[i][: lens[row]]
                 prev[row, 1: lens[row]] = targets[i][: lens[row] - 1]
             out += [torch.as_tensor(y).to(self.device_), torch.as_tensor(prev).to(self.device_)]
+        if words is not None:
+            ids = np.zeros((len(idx), width), np.int64)
+            for row, i in enumerate(idx):
+                ids[row, : lens[row]] = words[i][: lens[row]]
+            out.append(torch.as_tensor(ids).to(self.device_))
         return out
 
     # -- training ----------------------------------------------------------------------------
@@ -234,6 +312,10 @@ class AutoencoderRewriter(Rewriter):
         noisy = [noisy[i] for i in keep]
         tokens = [tokens[i] for i in keep]
         self.dim_ = noisy[0].shape[1]
+        if self.train_embeddings and self.dim_ != embedding.dim:
+            raise ValueError(f"autoencoder: train_embeddings adds the trained word vectors "
+                             f"({embedding.dim}-d) to the privatized ones ({self.dim_}-d); use "
+                             f"a sensitivity approach that keeps the dimension")
         self._vocabulary(tokens, embedding)
         targets = self._targets(tokens)
         self.device_ = numeric.torch_device()  # cpu in the pinned environment
@@ -242,7 +324,8 @@ class AutoencoderRewriter(Rewriter):
         t0 = time.perf_counter()
         with torch_context(self.seed, self.num_threads):
             net = _build_net(self.dim_, embedding.dim, self.hidden_size, len(self.vocab_),
-                             self.dropout, self.word_table_).to(self.device_)
+                             self.dropout, self.word_table_,
+                             self.train_embeddings).to(self.device_)
             self.net_ = net
             opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad],
                                    lr=self.lr, betas=(self.beta1, 0.999))
@@ -251,9 +334,10 @@ class AutoencoderRewriter(Rewriter):
                 net.train()
                 total = 0.0
                 for idx in self._batches(lengths, rng):
-                    x, lens, y, prev = self._tensors(noisy, idx, targets, self.max_len)
+                    x, lens, y, prev, *ids = self._tensors(noisy, idx, targets, self.max_len,
+                                                           self._words(targets))
                     opt.zero_grad()
-                    logits = net(x, lens, prev)
+                    logits = net(x, lens, prev, *ids)
                     loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
                     (loss / lens.sum()).backward()
                     torch.nn.utils.clip_grad_norm_(net.parameters(), self.grad_clip)
@@ -280,13 +364,22 @@ class AutoencoderRewriter(Rewriter):
             raise ValueError(f"autoencoder was fitted on {self.dim_}-d vectors, got {d}-d")
 
     # -- use ---------------------------------------------------------------------------------
-    def rewrite(self, noisy: Sequence[np.ndarray]) -> list[list[str]]:
+    def rewrite(self, noisy: Sequence[np.ndarray],
+                tokens: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
         """Greedy rewrite: one output word per input vector (``<unk>`` where the decoder picks
-        the unknown-word class)."""
+        the unknown-word class). ``tokens``: the original words, needed (and read) only under
+        ``train_embeddings``."""
         import torch
 
         self._fitted()
         self._check_dim(noisy)
+        words = None
+        if self.train_embeddings:
+            if tokens is None:
+                raise ValueError("autoencoder: train_embeddings reads the original words of "
+                                 "the documents it rewrites; pass tokens")
+            check_pairs(noisy, tokens)
+            words = self._targets(tokens)
         out: list[list[str]] = [[] for _ in noisy]
         lengths = np.array([len(x) for x in noisy], np.int64)
         nonempty = np.flatnonzero(lengths)
@@ -298,8 +391,8 @@ class AutoencoderRewriter(Rewriter):
             with torch.no_grad():
                 for idx in self._batches(lengths[nonempty], None):
                     rows = nonempty[idx]
-                    x, lens = self._tensors(noisy, rows)
-                    ids = self.net_.greedy(x, lens, self.start_id_).cpu().numpy()
+                    x, lens, *wids = self._tensors(noisy, rows, words=words)
+                    ids = self.net_.greedy(x, lens, self.start_id_, *wids).cpu().numpy()
                     for r, i in enumerate(rows):
                         out[i] = vocab[ids[r, : lengths[i]]].tolist()
         finally:
@@ -328,8 +421,9 @@ class AutoencoderRewriter(Rewriter):
             with torch.no_grad():
                 for idx in self._batches(lengths[nonempty], None):
                     rows = nonempty[idx]
-                    x, lens, y, prev = self._tensors(noisy, rows, targets)
-                    logits = self.net_(x, lens, prev)
+                    x, lens, y, prev, *ids = self._tensors(noisy, rows, targets,
+                                                           words=self._words(targets))
+                    logits = self.net_(x, lens, prev, *ids)
                     total += float(loss_fn(logits.reshape(-1, logits.shape[-1]),
                                            y.reshape(-1)).item())
         finally:

@@ -17,6 +17,10 @@ Where it is trained (the rewriter's ``corpus`` parameter and the grid setting
   unless the grid says so, and then the cell's guarantee is reported void: the rewriter has
   seen the private text it later rewrites, so its output is no longer post-processing of the
   privatized vectors alone.
+
+A rewriter that reads the original words when it rewrites (:attr:`Rewriter.reads_tokens`, the
+autoencoder's ``train_embeddings``, a departure of Huang et al.'s public code) voids the
+guarantee the same way, with the reasons of :meth:`Rewriter.void_reasons`.
 """
 
 from __future__ import annotations
@@ -59,6 +63,9 @@ class Rewriter:
     name: ClassVar[str] = "rewriter"
     version: ClassVar[str] = "1"
     description: ClassVar[str] = ""
+    reads_tokens: bool = False
+    """Whether :meth:`rewrite` reads the original words of the documents it rewrites (then the
+    rewrite is not post-processing of the privatized vectors, and the guarantee is void)."""
 
     def __init__(self, *, corpus: str = PUBLIC_PART) -> None:
         if not isinstance(corpus, str) or not corpus:
@@ -77,9 +84,16 @@ class Rewriter:
         ``tokens`` (``n_i`` each); ``embedding`` is the public embedding (output words)."""
         raise NotImplementedError
 
-    def rewrite(self, noisy: Sequence[np.ndarray]) -> list[list[str]]:
-        """One token per input vector, per document."""
+    def rewrite(self, noisy: Sequence[np.ndarray],
+                tokens: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
+        """One token per input vector, per document. ``tokens`` (the original words) are given
+        only to a rewriter that :attr:`reads_tokens`."""
         raise NotImplementedError
+
+    def void_reasons(self) -> list[str]:
+        """Why this rewriter's own configuration leaves the cell without a guarantee (empty:
+        its output is post-processing of the privatized vectors)."""
+        return []
 
     def loss(self, noisy: Sequence[np.ndarray], tokens: Sequence[Sequence[str]]) -> float:
         """Mean per-token reconstruction cross-entropy (nats) of ``tokens`` given ``noisy``."""

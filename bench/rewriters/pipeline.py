@@ -139,7 +139,8 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
     """The cell's rewritten documents (every split) and the rewriter's record.
 
     The record (``metrics["rewriter"]`` of the cell) names the rewriter, its training corpus,
-    ``fit_on``, whether the guarantee is void (and why), the training size and time, and
+    ``fit_on``, whether the guarantee is void (and why: trained on the evaluated data, or a
+    rewriter that reads the original words), the training size and time, and
     ``test_loss``, the reconstruction loss on the test split. Cached (see the module
     docstring).
     """
@@ -157,14 +158,14 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
     noisy, toks, desc = training_pairs(cell, ds, docs, vectors, embedding)
     rw = _fit(cell, noisy, toks, embedding)
     t1 = time.perf_counter()
-    rewritten = rw.rewrite(vectors)
+    rewritten = rw.rewrite(vectors, docs if rw.reads_tokens else None)
     test = _test_idx(cell, ds).tolist()
     loss = rw.loss([vectors[i] for i in test], [docs[i] for i in test])
-    void = desc["corpus"] == "train"
+    reasons = ([VOID_REASON] if desc["corpus"] == "train" else []) + rw.void_reasons()
     stats = {"name": cell.rewriter, "version": cell.versions.get("rewriter"),
              "params": thaw(cell.rewriter_params),
              "fit_on": cell.settings.get("rewriter_fit_on", "public"), **desc,
-             "guarantee_void": void, "void_reason": VOID_REASON if void else None,
+             "guarantee_void": bool(reasons), "void_reason": "; ".join(reasons) or None,
              "train_tokens": rw.train_tokens_, "train_loss": rw.train_loss_,
              "output_vocabulary": len(rw.vocab_), "test_loss": loss,
              "fit_seconds": t1 - t0, "rewrite_seconds": time.perf_counter() - t1}
@@ -196,7 +197,7 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
     test = _test_idx(cell, ds).tolist()
     originals = [docs[i] for i in test]
     clean = clean_vectors(originals, embedding)
-    rewritten = rw.rewrite(clean)
+    rewritten = rw.rewrite(clean, originals if rw.reads_tokens else None)
     scores = rewrite_scores(originals, rewritten)
     scores |= {"n_docs": len(test), "loss": rw.loss(clean, originals)}
     # only the scores: the rewrite of unperturbed embeddings is close to the private text

@@ -105,9 +105,10 @@ def rewrite(run: CellRun) -> None:
     tokens, rstats = rewrite_cell(run.cell, run.ds, run.docs, run.corpus,
                                   layout.cache_dir(run.results), inputs.embedding(run.cell))
     run.metrics["rewriter"] = rstats
-    if rstats.get("guarantee_void") and run.metrics.get("guarantee"):
-        run.metrics["guarantee"] = dict(run.metrics["guarantee"], void=True,
-                                        void_reason=rstats["void_reason"])
+    g = run.metrics.get("guarantee")
+    if rstats.get("guarantee_void") and g:  # after the mechanism's own reasons, if any
+        why = "; ".join(r for r in (g.get("void_reason"), rstats["void_reason"]) if r)
+        run.metrics["guarantee"] = dict(g, void=True, void_reason=why)
     run.corpus = tokens
 
 

@@ -94,6 +94,46 @@ def test_empty_documents_rewrite_to_empty(embedding):
     assert out[0] == [] and len(out[1]) == 2
 
 
+TRAIN = {"train_embeddings": True, "allow_no_guarantee": True}
+
+
+def test_train_embeddings_reproduces_the_public_codes_trained_table(embedding):
+    """``train_embeddings`` (model.py: nn.Embedding from GloVe in Adam, noise added to its
+    rows): the table grows against fixed noise, and the rewrite reads the private words --
+    the same privatized vectors give different text for different original words."""
+    train, test = corpus(400, 0), corpus(40, 1)
+    noisy = vectors(train, embedding, 3.0, seed=1)
+    rw = make_rewriter("autoencoder", hidden_size=48, epochs=12, batch_size=32, seed=0, **TRAIN)
+    rw.fit(noisy, train, embedding)
+    assert rw.reads_tokens and rw.void_reasons() and rw.params["train_embeddings"] is True
+    table = rw.net_.words.weight.detach().cpu().numpy()[1:-1]
+    assert np.linalg.norm(table, axis=1).mean() > 1.5  # from unit-norm public vectors
+    frozen = fit(train, embedding, 3.0)  # the same pairs, seed and epochs; the table frozen
+    assert not frozen.reads_tokens and frozen.void_reasons() == []
+    assert "train_embeddings" not in frozen.params
+    np.testing.assert_array_equal(frozen.net_.words.weight.detach().cpu().numpy(),
+                                  frozen.word_table_)
+    x = vectors(test, embedding, 3.0, seed=2)
+    other = [[WORDS[(WORDS.index(w) + 1) % len(WORDS)] for w in doc] for doc in test]
+    assert rw.rewrite(x, test) != rw.rewrite(x, other)
+    with pytest.raises(ValueError, match="pass tokens"):
+        rw.rewrite(x)
+    # the grown table carries the words through noise that drowns them for the frozen one
+    assert n_w(test, rw.rewrite(x, test)) > n_w(test, frozen.rewrite(x)) + 0.03
+
+
+def test_train_embeddings_needs_its_acknowledgement(embedding):
+    with pytest.raises(ValueError, match="add allow_no_guarantee: true"):
+        make_rewriter("autoencoder", train_embeddings=True)
+    with pytest.raises(ValueError, match="without a departure"):
+        make_rewriter("autoencoder", allow_no_guarantee=True)
+    with pytest.raises(ValueError, match="must be true or false"):
+        make_rewriter("autoencoder", train_embeddings="yes", allow_no_guarantee=True)
+    rw = make_rewriter("autoencoder", epochs=1, hidden_size=8, **TRAIN)
+    with pytest.raises(ValueError, match="keeps the dimension"):
+        rw.fit([np.zeros((2, 7))], [["w1", "w2"]], embedding)
+
+
 @pytest.mark.parametrize("params, match", [
     ({"epochs": 0}, "epochs"), ({"hidden_size": 1.5}, "hidden_size"), ({"dropout": 1.0}, "dropout"),
     ({"lr": 0}, "lr"), ({"beta1": 1.0}, "beta1"), ({"max_vocab": True}, "max_vocab"),

@@ -67,6 +67,12 @@ def test_rewriter_cell_reads_vectors_and_outputs_text(tmp_path):
     ({"extra": "  rewriter_fit_on: sometimes"}, "rewriter_fit_on: must be 'public'"),
     ({"extra": "  rewriter_fit_on: private",
       "rewriter": "{name: autoencoder, corpus: conventions}"}, "remove corpus"),
+    ({"rewriter": "{name: autoencoder, train_embeddings: true}"},
+     "train_embeddings: true .* add allow_no_guarantee: true"),
+    ({"mechanism": "{name: laplace, C: 0.005, clip: false}"},
+     "clip: false .* add allow_no_guarantee: true"),
+    ({"mechanism": "{name: trlaplace, noise_shared: batch}"},
+     "noise_shared: batch .* add allow_no_guarantee: true"),
 ])
 def test_bad_configuration_is_one_clear_line_and_exit_2(tmp_path, capsys, kw, match):
     path = grid(tmp_path, **kw)
@@ -100,14 +106,22 @@ def test_cells_without_a_rewriter_keep_their_spec(tmp_path):
         assert "rw=" not in c.name
 
 
+CODE_MECHANISM = ("{name: laplace, C: 0.005, clip: false, noise_shared: batch, "
+                  "allow_no_guarantee: true}")
+CODE_REWRITER = ("{name: autoencoder, epochs: 1, hidden_size: 16, train_embeddings: true, "
+                 "allow_no_guarantee: true}")
+
+
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """One public-corpus rewriter cell and one trained on the evaluated train split."""
+    """One public-corpus rewriter cell, one trained on the evaluated train split, and one with
+    every departure of the public code of Huang et al. (2024)."""
     out = {}
-    for fit_on in ("public", "private"):
+    for fit_on in ("public", "private", "code"):
         tmp = tmp_path_factory.mktemp(fit_on)
-        extra = "  rewriter_fit_on: private" if fit_on == "private" else ""
-        summary = run_grid(grid(tmp, extra=extra), results=tmp / "results", mlflow=False)
+        extra = "  rewriter_fit_on: private" if fit_on != "public" else ""
+        kw = {"mechanism": CODE_MECHANISM, "rewriter": CODE_REWRITER} if fit_on == "code" else {}
+        summary = run_grid(grid(tmp, extra=extra, **kw), results=tmp / "results", mlflow=False)
         assert summary.count("failed") == 0, summary.text()
         cells = {}
         for f in (tmp / "results" / "cells").glob("*/metrics.json"):
@@ -142,6 +156,18 @@ def test_private_fit_voids_the_guarantee(ran):
     assert m["rewriter"]["guarantee_void"] is True
     assert m["guarantee"]["void"] is True and "own train split" in m["guarantee"]["void_reason"]
     assert m["rewriter"]["docs"] == 240  # the train split: 0.8 of the 300 evaluated snippets
+
+
+def test_the_public_codes_departures_void_the_guarantee_with_every_reason(ran):
+    _, cells = ran["code"]
+    m = cells["rewriter"]
+    why = m["guarantee"]["void_reason"]
+    assert m["guarantee"]["void"] is True and m["rewriter"]["guarantee_void"] is True
+    for reason in ("clip: false", "noise_shared: batch", "own train split", "train_embeddings"):
+        assert reason in why
+    assert m["privatization"]["privatizer"]["mechanism"]["noise_shared"] == "batch"
+    assert m["privatization"]["guarantee_text"].startswith("no DP guarantee")
+    assert m["rewriter"]["params"]["train_embeddings"] is True
 
 
 def test_rerun_reuses_the_cached_rewrite_and_gives_the_same_metrics(ran):
