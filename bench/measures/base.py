@@ -22,8 +22,9 @@ Example:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -78,11 +79,41 @@ class MeasureInput:
     """The cell's public embedding (vocabulary)."""
     make_privatizer: Callable[[Any], Any] | None = None
     """``make_privatizer(seed)``: a fresh privatizer of the cell's configuration with its own
-    stream seeded by ``seed`` (None for the baseline)."""
+    stream seeded by ``seed`` (None for the baseline); :meth:`privatizer` builds one."""
     mia: Any = None
     """The membership attacks' result (:class:`bench.attacks.membership.MIAResult`), else None."""
     channel_cache: Any = None
     """The results folder's channel cache (:class:`bench.results.channels.ChannelStore`)."""
+    _privatizer: Any = field(default=None, repr=False)
+
+    def privatizer(self) -> Any:
+        """The measures' privatizer of the cell's configuration, built once, seeded like the
+        informed adversary's (``[cell seed, 1]``, :mod:`bench.run.attacks`: the same fitted
+        mechanism, so the adversary's channel is found in the channel cache). A measure that
+        draws from it does so inside :meth:`own_stream`."""
+        if self._privatizer is None:
+            if self.make_privatizer is None:
+                raise ValueError(f"{self.cell.name}: no privatizer (the baseline)")
+            self._privatizer = self.make_privatizer([int(self.cell.seed), 1])
+        return self._privatizer
+
+    @contextmanager
+    def own_stream(self, name: str) -> Iterator[Any]:
+        """The privatizer with its random streams set to the measure ``name``'s own
+        (:func:`measure_seed`) for the duration, then restored: what a measure draws depends on
+        neither the other measures nor their order."""
+        p = self.privatizer()
+        gens = [g for g in {id(g): g for g in (p.rng, getattr(p.mechanism, "rng", None))
+                            if g is not None}.values()]
+        saved = [g.bit_generator.state for g in gens]
+        try:
+            for i, g in enumerate(gens):
+                g.bit_generator.state = type(g.bit_generator)(
+                    measure_seed(self.cell.seed, name) + [i]).state
+            yield p
+        finally:
+            for g, s in zip(gens, saved):
+                g.bit_generator.state = s
 
     def test_split(self) -> tuple[list[list[str]], list]:
         """The test split's original documents and what privatization made of them."""

@@ -126,9 +126,8 @@ def compute(ctx: MeasureInput) -> dict[str, Any]:
     """The ``reconstruction`` record of a cell (see the module docstring)."""
     from bench.attacks.informed_channel import get_channel
 
-    # the attack privatizer's stream ([seed, 1], bench.run.attacks): a sampled channel is the
-    # informed adversary's, read back from the channel cache
-    priv = ctx.make_privatizer([ctx.cell.seed, 1])
+    # seeded like the attack privatizer: the informed adversary's channel, from the cache
+    priv = ctx.privatizer()
     emb = priv.embedding
     w2i = emb.word_to_id
     cand, kind = candidates(priv, _attribute_ids(ctx.ds, w2i))

@@ -9,8 +9,9 @@ are always the same one or two neighbours: S_w says how many.
 
 Here: ``n_words`` distinct in-vocabulary words of the cell's test split (drawn uniformly from
 the distinct words, by the measure's own stream) are each privatized ``n_draws`` times through
-a fresh privatizer of the cell's configuration (its own stream: :func:`bench.measures.base.
-measure_seed`); for each word, S_w = distinct outputs, N_w = fraction of outputs equal to it.
+a privatizer of the cell's configuration, from the measure's own stream
+(:meth:`bench.measures.base.MeasureInput.own_stream`); for each word, S_w = distinct outputs,
+N_w = fraction of outputs equal to it.
 Reported: mean, median and 10th/90th percentiles of S_w over the words, and the mean per-word
 N_w (the corpus-level N_w of the cell weighs words by their frequency instead). S_w ranges
 from 1 (always one output) to ``n_draws``; it depends on ``n_draws``, which is recorded.
@@ -71,7 +72,8 @@ def compute(ctx: MeasureInput) -> dict[str, Any]:
     rng = np.random.default_rng(measure_seed(ctx.cell.seed, "s_w"))
     if len(ids) > N_WORDS:
         ids = np.sort(rng.choice(ids, N_WORDS, replace=False))
-    res = substitutes(ctx.make_privatizer(measure_seed(ctx.cell.seed, "s_w")), ids)
+    with ctx.own_stream("s_w") as privatizer:
+        res = substitutes(privatizer, ids)
     s = res["s_w"].astype(np.float64)
     return {"s_w_mean": float(s.mean()), "s_w_median": float(np.median(s)),
             "s_w_q10": float(np.quantile(s, 0.1)), "s_w_q90": float(np.quantile(s, 0.9)),
