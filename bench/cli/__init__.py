@@ -60,6 +60,7 @@ from bench.cli.components import (
 )
 from bench.cli.grid import (
     add_dask_worker_parser,
+    add_measure_parser,
     add_mlflow_sync_parser,
     add_run_parser,
     add_validate_parser,
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_parser(sub)
     add_validate_parser(sub)
     add_run_parser(sub)
+    add_measure_parser(sub)
     add_report_parser(sub)
     add_leaderboard_parser(sub)
     add_mlflow_sync_parser(sub)

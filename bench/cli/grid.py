@@ -1,5 +1,6 @@
 """The commands that run a grid: ``bench validate`` (check a grid file), ``bench run`` (run
-its cells), ``bench mlflow-sync`` (back-fill the MLflow mirror) and ``bench dask-worker`` (a
+its cells), ``bench measure`` (add new measures to existing cells), ``bench mlflow-sync``
+(back-fill the MLflow mirror) and ``bench dask-worker`` (a
 worker for ``bench run --executor dask``).
 
 Example:
@@ -87,6 +88,22 @@ def _no_cells(grid) -> str:
             f"skipped: {top}{more} (`bench validate {grid.path} --details` lists them)")
 
 
+def cmd_measure(args) -> str:
+    """``bench measure``: derive the grid's cells that only add measures to cells the folder
+    holds (:mod:`bench.run.augment`). Raises :class:`RunFailed` when a cell failed."""
+    from bench.grid import cli_validate
+    from bench.run.augment import add_measures
+
+    text, code = cli_validate(args.grid)
+    if code:
+        raise UsageError(text.strip().removeprefix("error: "))
+    check_folder(args.results, "--results")
+    summary = add_measures(args.grid, args.results)
+    if summary.failed:
+        raise RunFailed(summary.text())
+    return summary.text()
+
+
 def cmd_mlflow_sync(args) -> str:
     """``bench mlflow-sync``: log the cells MLflow lacks; returns the counts."""
     from bench.results.layout import cells_dir
@@ -142,6 +159,15 @@ def add_run_parser(sub) -> None:
                     "included; never: leave failed cells too; always: recompute everything")
     ru.add_argument("--fail-fast", action="store_true", help="stop at the first failed cell")
     ru.set_defaults(func=cmd_run)
+
+
+def add_measure_parser(sub) -> None:
+    """``bench measure GRID [--results DIR]``."""
+    me = sub.add_parser("measure", help="add a grid's new measures to the cells a results folder "
+                                        "holds, without recomputing them (docs/measures.md)")
+    me.add_argument("grid")
+    me.add_argument("--results", default="results", help="results folder (default: results)")
+    me.set_defaults(func=cmd_measure)
 
 
 def add_mlflow_sync_parser(sub) -> None:

@@ -127,6 +127,7 @@ class Parser:
         self._check_adversaries(k + "adversaries", s["adversaries"])
         if "measures" in s:
             self._check_measures(k + "measures", s["measures"])
+            s["measures"] = sorted(s["measures"])  # one spelling per set (bench measure)
         from bench.rewriters.base import FIT_ON
 
         if "rewriter_fit_on" in s and s["rewriter_fit_on"] not in FIT_ON:

@@ -90,6 +90,13 @@ def _dataset_hashes(grid: Grid) -> dict[str, str]:
     return out
 
 
+def dataset_hashes(grid: Grid) -> dict[tuple, str]:
+    """The content hash of every (dataset, config, seed) of the grid's cells."""
+    by_key = _dataset_hashes(grid)
+    return {(c.dataset, c.dataset_config, c.seed):
+            by_key[canonical_json([c.dataset, c.dataset_kwargs(), c.seed])] for c in grid.cells}
+
+
 def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
     """Groups of (cell, dataset hash, baseline hash), baselines first, by privatized corpus."""
     hashes = _dataset_hashes(grid)

@@ -1,0 +1,182 @@
+"""``bench measure``: add a grid's new measures to the cells a results folder already holds.
+
+A measure (:mod:`bench.measures`) draws from its own random stream and reads what the other
+stages produced without changing it, so a cell with measures M ∪ N has the same numbers as the
+cell with measures M, plus N's records. When a grid asks for a measure its cells do not have
+yet, :func:`add_measures` finds, for every cell of the grid that is not in the folder, a
+*source*: the sound cell that differs from it only in its measures (a subset of them, the
+current versions), and writes the new cell from the source's metrics plus the missing
+measures, computed from the cached privatized (and rewritten) corpus -- no model is trained,
+no attack rerun. A measure that needs the membership attacks' scores (``mia_low_fpr``) reruns
+the membership stage, and the new cell is written only if that stage reproduces the source's
+membership metrics bit for bit. The manifest's provenance records the source cell
+(``derived_from``: its hash, the measures added, the source's own provenance).
+
+A derived cell is what ``bench run`` would compute (``bench reference check --rerun``
+recomputes a cell in full and compares; the tests do it for a derived cell). Cells without a
+source (another configuration, a measure at another version) are left to ``bench run``.
+
+Example:
+    $ bench measure experiments/quickstart.yaml --results results/reference/quickstart
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+from bench.grid import Cell, cell_hash, load_grid
+from bench.grid.frozen import freeze
+from bench.results import layout
+from bench.results.compare import comparable, differences
+from bench.results.locks import CellLock
+from bench.results.record import read_metrics
+from bench.results.store import cell_done, read_provenance, write_cell
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class MeasureSummary:
+    """What :func:`add_measures` did, cell by cell."""
+
+    derived: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    """(new cell hash, source cell hash, measures added)."""
+    present: int = 0
+    """Cells already in the folder."""
+    no_source: list[str] = field(default_factory=list)
+    """Names of the cells without a source (to compute with ``bench run``)."""
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    """(cell name, why)."""
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        """The summary ``bench measure`` prints."""
+        lines = [f"measures: {len(self.derived)} cell(s) derived from existing ones, "
+                 f"{self.present} already present, {len(self.no_source)} without a source "
+                 f"(run them with bench run), {len(self.failed)} failed "
+                 f"({self.seconds:.1f} s)"]
+        lines += [f"  failed {name}: {why}" for name, why in self.failed]
+        return "\n".join(lines) + "\n"
+
+
+def _variant(cell: Cell, names: tuple[str, ...] | None) -> Cell:
+    """``cell`` as a grid asking for the measures ``names`` (None: no ``measures`` setting)
+    would have expanded it."""
+    from dataclasses import replace
+
+    from bench.measures import applicable, measure_versions
+
+    settings = {k: v for k, v in cell.settings.items() if k != "measures"}
+    if names is not None:
+        settings["measures"] = list(names)
+    versions = {k: v for k, v in cell.versions.items() if k != "measures"}
+    apply = applicable(cell, list(names or ()))
+    if apply:
+        versions["measures"] = measure_versions(apply)
+    return replace(cell, settings=freeze(settings), versions=freeze(versions))
+
+
+def find_source(cell: Cell, dataset_hash: str, results: Path) -> tuple[Cell, str] | None:
+    """The sound cell in ``results`` that differs from ``cell`` only in having fewer measures
+    (the most measures first), and its hash; None if there is none."""
+    wanted = tuple(sorted(cell.settings.get("measures") or ()))
+    options: list[tuple[str, ...] | None] = [
+        sub for k in range(len(wanted) - 1, -1, -1) for sub in combinations(wanted, k)]
+    options.append(None)
+    for names in options:
+        src = _variant(cell, names)
+        h = cell_hash(src, dataset_hash)
+        if cell_done(layout.cell_dir(results, h)):
+            return src, h
+    return None
+
+
+def derive_cell(cell: Cell, dataset_hash: str, source: Cell, source_hash: str,
+                results: Path) -> list[str]:
+    """Write ``cell`` from its source's metrics plus its missing measures; returns their
+    names. Raises ValueError where the membership stage does not reproduce the source's."""
+    from bench.measures import compute_measures, parse_versions
+    from bench.results.provenance import current
+    from bench.run import stages
+
+    t0 = time.perf_counter()
+    src_metrics = copy.deepcopy(read_metrics(results, source_hash))
+    have = set(parse_versions(source.versions.get("measures")))
+    missing = [n for n in parse_versions(cell.versions.get("measures")) if n not in have]
+    run = stages.CellRun(cell, results)
+    stages.load(run)
+    stages.privatize(run)
+    if cell.has_rewriter:
+        stages.rewrite(run)
+    from bench.measures import measure
+
+    if any("mia" in measure(n).needs for n in missing):
+        stages.membership(run)
+        rerun = comparable(run.metrics["mia"])  # the validity keys come later (deltas stage)
+        stored = {k: v for k, v in comparable(src_metrics.get("mia") or {}).items()
+                  if k in rerun}
+        diff = differences(stored, rerun)
+        if diff:
+            raise ValueError("the membership stage does not reproduce the source cell's: "
+                             + "; ".join(diff[:3]))
+    added = compute_measures(stages.measure_input(cell, run), missing)
+    metrics = dict(src_metrics)
+    metrics["cell"] = cell.name
+    metrics["measures"] = {n: (added.get(n) or src_metrics["measures"][n])
+                           for n in parse_versions(cell.versions.get("measures"))}
+    runtime = dict(metrics.get("runtime") or {})
+    runtime["measures_seconds"] = (runtime.get("measures_seconds") or 0.0) + \
+        time.perf_counter() - t0
+    metrics["runtime"] = runtime
+    h = cell_hash(cell, dataset_hash)
+    spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash}
+    prov = current() | {"derived_from": {"cell": source_hash, "measures_added": missing,
+                                         "provenance": read_provenance(
+                                             layout.cell_dir(results, source_hash))}}
+    write_cell(layout.cell_dir(results, h), spec, metrics, provenance=prov)
+    return missing
+
+
+def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
+    """Derive every cell of the grid that is missing from ``results`` and has a source there
+    (see the module docstring)."""
+    from threadpoolctl import threadpool_limits
+
+    from bench.run.cell import CELL_BLAS_THREADS
+    from bench.run.grid import dataset_hashes
+
+    t0 = time.perf_counter()
+    results = Path(results)
+    grid = load_grid(grid_path)
+    hashes = dataset_hashes(grid)
+    out = MeasureSummary()
+    for cell in grid.cells:
+        dh = hashes[(cell.dataset, cell.dataset_config, cell.seed)]
+        h = cell_hash(cell, dh)
+        if cell_done(layout.cell_dir(results, h)):
+            out.present += 1
+            continue
+        found = find_source(cell, dh, results) if "measures" in cell.versions else None
+        if found is None:
+            out.no_source.append(cell.name)
+            continue
+        lock = CellLock(layout.lock_file(results, h))
+        if not lock.acquire():
+            out.failed.append((cell.name, "locked by another run"))
+            continue
+        try:
+            with threadpool_limits(limits=CELL_BLAS_THREADS):
+                added = derive_cell(cell, dh, *found, results)
+            out.derived.append((h, found[1], added))
+        except Exception as e:  # one failing cell is reported and the others go on
+            logger.error("bench measure: %s: %s", cell.name, e)
+            out.failed.append((cell.name, f"{type(e).__name__}: {e}"))
+        finally:
+            lock.release()
+    out.seconds = time.perf_counter() - t0
+    return out

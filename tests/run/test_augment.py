@@ -1,0 +1,85 @@
+"""``bench measure``: a grid's new measures added to existing cells without recomputing them,
+equal to what a full run computes, and only where a source cell exists."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.cli import main
+from bench.results.compare import comparable, differences
+from bench.run.augment import add_measures
+from bench.run.grid import run_grid
+
+GRID = """
+name: augment
+axes:
+  dataset: [{name: bbc, subsample: 150}]
+  model: [bow]
+  mechanism: [tem]
+  epsilon: [10]
+  seed: [0]
+settings:
+  vocab_size: 2000
+  adversaries: [lexical]
+  mia: true
+  {extra}
+"""
+
+
+def _cells(results):
+    out = {}
+    for f in results.glob("cells/*/metrics.json"):
+        out[f.parent.name] = (json.loads(f.read_text()),
+                              json.loads((f.parent / "manifest.json").read_text()))
+    return out
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    base = tmp_path_factory.mktemp("augment")
+    grids = {}
+    for name, extra in (("none", ""), ("some", "measures: [linkage]"),
+                        ("all", "measures: [s_w, linkage, mia_low_fpr]")):
+        grids[name] = base / f"{name}.yaml"
+        grids[name].write_text(GRID.replace("{extra}", extra))
+    derived = base / "derived"
+    run_grid(grids["none"], results=derived, mlflow=False)  # cells without measures
+    assert main(["measure", str(grids["some"]), "--results", str(derived)]) == 0
+    first = add_measures(grids["all"], derived)  # from the cells with linkage
+    again = add_measures(grids["all"], derived)
+    full = base / "full"
+    run_grid(grids["all"], results=full, mlflow=False)
+    return grids, derived, full, first, again
+
+
+def test_derived_cells_equal_a_full_run(folders):
+    grids, derived, full, first, _ = folders
+    assert len(first.derived) == 2 and not first.failed and not first.no_source
+    got, want = _cells(derived), _cells(full)
+    assert set(want) <= set(got)
+    for h, (metrics, _) in want.items():
+        assert differences(comparable(metrics), comparable(got[h][0])) == [], h
+
+
+def test_the_provenance_names_the_source_and_what_was_added(folders):
+    _, derived, _, first, _ = folders
+    cells = _cells(derived)
+    for h, src, added in first.derived:
+        prov = cells[h][1]["provenance"]["derived_from"]
+        assert prov["cell"] == src and prov["measures_added"] == added
+        if "mech=none" not in cells[h][0]["cell"]:  # the source already had linkage
+            assert "linkage" in cells[src][0]["measures"] and "linkage" not in added
+
+
+def test_a_second_run_finds_everything_present(folders):
+    *_, again = folders
+    assert again.derived == [] and again.present == 2 and again.failed == []
+
+
+def test_a_cell_without_a_source_is_left_to_bench_run(folders, tmp_path):
+    grids, *_ = folders
+    out = add_measures(grids["all"], tmp_path / "empty")
+    assert out.derived == [] and len(out.no_source) == 2
+    assert "2 without a source" in out.text()
