@@ -1,8 +1,9 @@
 """Word-level DP mechanisms, one module per mechanism, named as ``bench ls mechanisms`` names it
 (``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
-``mahalanobis``, ``santext``, ``custext``, ``privemb``); :mod:`bench.mechanisms.base` holds the
-base classes and shared samplers, :mod:`bench.mechanisms.clipped` the clipping shared by Huang et
-al.'s three. Each module registers its mechanism in :data:`MECHANISMS`.
+``mahalanobis``, ``santext``, ``custext``, ``privemb``, ``diffractor``);
+:mod:`bench.mechanisms.base` holds the base classes and shared samplers,
+:mod:`bench.mechanisms.clipped` the clipping shared by Huang et al.'s three. Each module
+registers its mechanism in :data:`MECHANISMS`.
 
 Example:
     >>> from bench.mechanisms import make_mechanism
@@ -15,6 +16,7 @@ from typing import Any
 
 from bench.mechanisms import (  # noqa: F401  (each module registers its mechanism)
     custext,
+    diffractor,
     gaussian,
     laplace,
     mahalanobis,
