@@ -33,7 +33,9 @@ def pair_claim(privatizer: Privatizer, a: int, b: int) -> tuple[float, float]:
     Metric DP: the guarantee's ε·multiplier·d(w, w′) in the original space, with its δ; where the
     mechanism states a tighter claim in the space it runs in (exact, δ = 0) that one is used:
     ε/Δ_f·d_f for ``mvl``/``privemb`` (Δ_f = 1 uncalibrated), ε·d_f for the selection
-    mechanisms, ε·d_RM for ``mahalanobis``. Pure/approx: ε (δ). A mechanism with ``same_scope``
+    mechanisms, ε·d_RM for ``mahalanobis``. A mechanism whose metric is not a distance of
+    vectors gives it over input ids as ``pair_distance(a, b)`` (``diffractor``: list positions);
+    its claim is ε·multiplier·that. Pure/approx: ε (δ). A mechanism with ``same_scope``
     (``custext``) claims nothing (``inf``) for pairs outside its scope.
     """
     mech = privatizer.mechanism
@@ -43,6 +45,9 @@ def pair_claim(privatizer: Privatizer, a: int, b: int) -> tuple[float, float]:
         return math.inf, 0.0
     if g.kind in ("pure", "approx"):
         return g.epsilon, g.delta
+    if hasattr(mech, "pair_distance"):  # metric DP in the mechanism's own metric over words
+        return g.effective_epsilon * float(mech.pair_distance(np.array([a]), np.array([b]))[0]), \
+            g.delta
     emb = privatizer.embedding
     vin = emb.input_vectors()
     d_orig = float(np.linalg.norm(vin[a] - vin[b]))

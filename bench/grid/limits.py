@@ -74,6 +74,11 @@ LIMITS: dict[tuple[str, str], dict[str, Limit]] = {
                            1)},
     ("mechanism", "custext"): {"K": NEIGHBOURS},
     ("mechanism", "truncated_gumbel"): {"k_cache": NEIGHBOURS},
+    ("mechanism", "diffractor"): {
+        "num_lists": Limit(64, "1-D word lists, one greedy walk over the vocabulary each at fit "
+                              "time", 1),
+        "gamma": Limit(4_096, "TEM window in list positions; sampling holds tokens x "
+                              "(2 gamma - 1) weights", 1)},
     ("sensitivity", "jl"): {"m": JL_DIM},
     ("dataset", "*"): {"subsample": DOCUMENTS, "public": DOCUMENTS, "max_rows": ROWS,
                        "max_tokens": Limit(10_000_000, "tokens kept per text", 1,

@@ -1,9 +1,10 @@
 """Word-level DP mechanisms, one module per mechanism, named as ``bench ls mechanisms`` names it
 (``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
-``mahalanobis``, ``santext``, ``custext``, ``privemb``); :mod:`bench.mechanisms.base` holds the
-base classes and shared samplers, :mod:`bench.mechanisms.clipped` the clipping shared by Huang et
-al.'s three, :mod:`bench.mechanisms.departures` their public code's departures from the paper
-(options without a guarantee). Each module registers its mechanism in :data:`MECHANISMS`.
+``mahalanobis``, ``santext``, ``custext``, ``privemb``, ``diffractor``);
+:mod:`bench.mechanisms.base` holds the base classes and shared samplers,
+:mod:`bench.mechanisms.clipped` the clipping shared by Huang et al.'s three,
+:mod:`bench.mechanisms.departures` their public code's departures from the paper (options
+without a guarantee). Each module registers its mechanism in :data:`MECHANISMS`.
 
 Example:
     >>> from bench.mechanisms import make_mechanism
@@ -16,6 +17,7 @@ from typing import Any
 
 from bench.mechanisms import (  # noqa: F401  (each module registers its mechanism)
     custext,
+    diffractor,
     gaussian,
     laplace,
     mahalanobis,

@@ -31,6 +31,9 @@ PERF_CONFIGS: list[tuple[str, str, float, dict, float | None]] = [
     ("tem", "none", 10.0, {}, 100_000),
     # undefined below eps ~ 75.8 at |W| = 50,000 (see the mechanism's docstring)
     ("truncated_gumbel", "none", 100.0, {}, 100_000),
+    # fit: the 1-D lists (a k-NN pass over W, then one greedy walk per list), memoised
+    ("diffractor", "none", 1.0, {}, 100_000),
+    ("diffractor", "none", 1.0, {"method": "tem"}, 100_000),
 ]
 
 
