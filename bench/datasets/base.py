@@ -195,6 +195,9 @@ COMMON_OPTIONS: dict[str, str] = {
     "stratify": "task whose labels stratify the subsample and the splits (default: the "
     "dataset's own choice, usually the utility task); a multilabel task stratifies by each "
     "text's rarest label present, so every label keeps positives in dev and test",
+    "test_groups": "group ids (speakers/users) whose texts form the test split, unseen in "
+    "training: train and dev split the rest in the ratio of `split`'s first two fractions "
+    "(default None: no groups held out)",
 }
 
 
@@ -222,6 +225,7 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         "public": None,
         "max_tokens": spec.max_tokens,
         "stratify": spec.stratify,
+        "test_groups": None,
     }
     out.update(spec.options)
     out.update(config)
@@ -242,6 +246,7 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         raise DatasetConfigError(
             f"dataset {spec.name!r}: stratify must be a task name or None, got {strat!r}"
         )
+    out["test_groups"] = _test_groups(spec.name, out["test_groups"])
     pub = out["public"]
     if pub is not None:
         ok = (isinstance(pub, float) and 0 < pub < 1) or (
@@ -267,6 +272,20 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         if env:
             out["path"] = env
     return out
+
+
+def _test_groups(name: str, value: Any) -> tuple[str, ...] | None:
+    """The ``test_groups`` key as a tuple of group ids (None stays None)."""
+    if value is None:
+        return None
+    ok = isinstance(value, (list, tuple)) and value and all(
+        isinstance(g, str) and g for g in value)
+    if not ok:
+        raise DatasetConfigError(
+            f"dataset {name!r}: test_groups must be a non-empty list of group ids (strings), "
+            f"got {value!r}"
+        )
+    return tuple(value)
 
 
 def _fractions(name: str, key: str, value: Any, k: int, *, exact: bool) -> tuple[float, ...]:
@@ -373,8 +392,8 @@ def load_dataset(name: str, **config: Any) -> Dataset:
     Args:
         name: a registered dataset (see ``DATASETS.names()``).
         **config: ``seed``, ``split``, ``mia_split``, ``split_by_group``, ``subsample``,
-            ``max_tokens``, ``stratify`` and the loader's own options (e.g. ``path`` for
-            paper loaders).
+            ``max_tokens``, ``stratify``, ``test_groups`` and the loader's own options (e.g.
+            ``path`` for paper loaders).
 
     Raises:
         DatasetConfigError: unknown key or bad value.

@@ -1,9 +1,11 @@
-"""Seeded splits: train/dev/test (optionally keeping every group in one part) and the disjoint
-membership-inference partition, stratified by one task's labels.
+"""Seeded splits: train/dev/test (optionally keeping every group in one part, or holding named
+groups out as the test split) and the disjoint membership-inference partition, stratified by one
+task's labels.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -100,13 +102,56 @@ def group_partition(
     return parts
 
 
+def heldout_partition(
+    y: np.ndarray, groups: np.ndarray | None, test_groups: Sequence[str],
+    fractions: Sequence[float], seed: int, by_group: bool = False,
+) -> list[np.ndarray]:
+    """Train/dev/test with the texts of ``test_groups`` as the test split (leave groups out).
+
+    The remaining texts are split into train and dev in the ratio of the first two
+    ``fractions`` (the third is ignored: the held-out groups fix the test split) -- record-level
+    and stratified by ``y``, or keeping every group in one part when ``by_group``. A test
+    split of unseen groups asks whether an attack generalises beyond the identities it was
+    trained on (e.g. a speaker's gender read from speakers it never saw).
+
+    Raises:
+        DatasetConfigError: no group ids, a named group absent from the data, or no group left
+            for training.
+    """
+    if groups is None:
+        raise DatasetConfigError("test_groups is set but this dataset has no group ids")
+    names = groups.astype(str)
+    known = sorted(set(names.tolist()))
+    missing = [g for g in test_groups if g not in set(known)]
+    if missing:
+        hints = {g: difflib.get_close_matches(g, known, n=1) for g in missing}
+        hint = "; ".join(f"{g!r} (did you mean {h[0]!r}?)" if h else repr(g)
+                         for g, h in hints.items())
+        raise DatasetConfigError(f"test_groups: not a group of this dataset: {hint} (groups: "
+                                 f"{', '.join(known)})")
+    held = np.isin(names, list(test_groups))
+    rest = np.flatnonzero(~held)
+    if len(rest) == 0:
+        raise DatasetConfigError("test_groups holds out every group: nothing left to train on")
+    f_train, f_dev = float(fractions[0]), float(fractions[1])
+    ratio = (f_train / (f_train + f_dev), f_dev / (f_train + f_dev))
+    if by_group:
+        tr, dev = group_partition(y[rest], groups[rest], ratio, seed)
+    else:
+        tr, dev = partition(y[rest], ratio, seed, "train/dev split (test_groups held out)")
+    return [np.sort(rest[tr]), np.sort(rest[dev]), np.flatnonzero(held).astype(np.int64)]
+
+
 def make_splits(
     y: np.ndarray, groups: np.ndarray | None, config: dict[str, Any]
 ) -> dict[str, np.ndarray]:
     """Train/dev/test and membership-inference splits for one resolved config, stratified by
     ``y`` (the labels of the spec's ``stratify`` task; groups keep their majority label)."""
     seed = config["seed"]
-    if config["split_by_group"]:
+    if config.get("test_groups"):
+        tr, dev, te = heldout_partition(y, groups, config["test_groups"], config["split"], seed,
+                                        config["split_by_group"])
+    elif config["split_by_group"]:
         if groups is None:
             raise DatasetConfigError("split_by_group=True but this dataset has no group ids")
         tr, dev, te = group_partition(y, groups, config["split"], seed)

@@ -28,7 +28,8 @@ def test_every_card_is_complete(name: str) -> None:
     assert roles.count("utility") == 1
 
 
-@pytest.mark.parametrize("name", ["bbc", "conventions", "rt"], ids=str)
+@pytest.mark.parametrize("name", ["bbc", "conventions", "rt", "debates2016", "news_outlets"],
+                         ids=str)
 def test_embedded_expected_size_matches_loaded(name: str) -> None:
     card = DATASETS.get(name).card
     size = len(load_dataset(name))
@@ -97,3 +98,17 @@ def test_speaker_baseline_on_the_card_reproduces() -> None:
     f1 = macro_f1(y["test"], adv.predict(toks["test"]), k)
     assert abs(f1 - card_b.macro_f1) < 0.01
     assert abs(chance_level(y["test"], y["train"], n_classes=k).threshold - card_b.chance) < 0.01
+
+
+def test_the_new_private_attributes_are_measurable_and_say_where() -> None:
+    """debates2016's gender is measurable within speakers only (its across-speaker baselines
+    are marked as not beating chance); news_outlets' outlet is measurable at every size."""
+    gender = next(t for t in DATASETS.get("debates2016").card.tasks if t.name == "gender")
+    within = [b for b in gender.baselines if "within speakers" in b.setting]
+    across = [b for b in gender.baselines if "ACROSS speakers" in b.setting]
+    assert within and all(b.measurable for b in within)
+    assert len(across) == 3 and not any(b.measurable for b in across)
+    outlet = next(t for t in DATASETS.get("news_outlets").card.tasks if t.name == "outlet")
+    assert outlet.baselines and all(b.measurable for b in outlet.baselines)
+    table = cli_ls(details=False)
+    assert "gender [not" not in table.split("debates2016")[1].splitlines()[0]

