@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -45,7 +46,8 @@ def mlflow_server(tmp_path):
         [exe, "server", "--host", "127.0.0.1", "--port", str(port),
          "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
          "--artifacts-destination", str(tmp_path / "artifacts"), "--workers", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)  # its own process group: its workers are stopped with it
     uri = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 120
@@ -59,5 +61,19 @@ def mlflow_server(tmp_path):
                 time.sleep(0.5)
         yield uri
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        _stop_group(server)
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the process group, SIGKILL if it has not exited 30 s later (a loaded machine
+    once needed more than 30 s to stop the server's workers, and the test errored)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=30)
+            return
+        except subprocess.TimeoutExpired:
+            continue
