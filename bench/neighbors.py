@@ -41,9 +41,9 @@ class NeighborIndex:
     column is folded into the matrix (an augmented ``[v, −½‖v‖²]`` against ``[q, 1]``), so one
     float32 matrix product into a reused buffer plus one arg-max pass per tile (for k ≤ 3, per
     vocabulary block of a tile: :meth:`blocks`) does the whole search; every vocabulary row is
-    scored (exact search, never approximate). The k winners
-    are re-ranked on exact float64 distances; which k words win is decided on the float32
-    scores, so words tied within float32 rounding (~1e-6 relative) may be exchanged.
+    scored (exact search, never approximate). The k winners are re-ranked on exact float64
+    distances; which k words win is decided on the float32 scores, so words tied within
+    float32 rounding (~1e-6 relative) may be exchanged.
 
     Args:
         vectors: ``(|W|, d)`` array of the vocabulary vectors in the space the noise is added in.
@@ -259,6 +259,7 @@ def _thread_controller():
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
+
 
 TOPK_BLOCK = 16
 
