@@ -97,6 +97,8 @@ def time_config(p, docs: list[list[str]], repeats: int) -> tuple[float, float | 
 def run_perf(vocab_size: int = 50_000, n_tokens: int = 20_000,
              mechanisms: list[str] | None = None, repeats: int = 3) -> str:
     """Time every configuration; returns the printed table."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
     named = [m for m in mechanisms or [] if m in BENCHMARKS]
     if named:  # named benchmarks (bench perf -m leaderboard_page), then any mechanisms
         out = "".join(BENCHMARKS[m]() for m in named)
