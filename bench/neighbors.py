@@ -1,11 +1,13 @@
 """Exact nearest-neighbour search over the public vocabulary by chunked matrix products.
 
-Squared Euclidean distances are computed as ``‖x‖² − 2x·v + ‖v‖²`` one cache-sized tile of
-queries at a time (the hot path of every additive mechanism with a mapping), with a fused
-arg-min/arg-partition per tile, so memory stays bounded and no Python loop runs per token. The
-k winners' distances are then recomputed directly as ``‖x − v‖`` in float64, so the reported
-distances carry no cancellation error. Search is exact (every vocabulary row is scored), never
-approximate.
+Squared Euclidean distances are computed as ``‖x‖² − 2x·v + ‖v‖²`` one tile of queries at a
+time (the hot path of every additive mechanism with a mapping), with a fused
+arg-min/arg-partition per tile, so memory stays bounded and no Python loop runs per token. For
+k ≤ 3 a full tile is scored in vocabulary blocks whose scores stay in cache
+(:data:`VOCAB_BLOCK`), bit for bit the scores of the full-width product (checked at run time,
+see :meth:`NeighborIndex.blocks`). The k winners' distances are then recomputed directly as
+``‖x − v‖`` in float64, so the reported distances carry no cancellation error. Search is exact
+(every vocabulary row is scored), never approximate.
 
 Example:
     >>> index = NeighborIndex(vocab_vectors)
@@ -14,9 +16,22 @@ Example:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 DEFAULT_TILE = 256
+
+VOCAB_BLOCK = 1280
+"""Vocabulary columns per block of the blocked scoring product (:meth:`NeighborIndex.blocks`).
+
+A full tile's block of scores (256 × 1,280 float32, 1.3 MB) stays in cache, where the
+full-width ``tile × |W|`` product (51 MB at |W| = 50,000) goes to memory and back for the
+arg-max pass. 1,280 is a multiple of 320, the column panel of OpenBLAS's Haswell sgemm kernel
+(the pinned kernels, :mod:`bench.numeric`): the scores at a panel's edges round differently
+from the others, so only panel-aligned blocks give every score exactly as the full-width
+product does (measured with one BLAS thread; blocks of 1,024 columns differ in ~1.5% of the
+scores, which could flip a near-tie). Whether they do is checked at run time."""
 
 
 class NeighborIndex:
@@ -24,10 +39,11 @@ class NeighborIndex:
 
     Ranking uses ``argmax_v (q·v − ½‖v‖²)``, which equals ``argmin_v ‖q − v‖²``; the ``−½‖v‖²``
     column is folded into the matrix (an augmented ``[v, −½‖v‖²]`` against ``[q, 1]``), so one
-    float32 matrix product into a reused buffer plus one arg-max pass per tile does the whole
-    search; every vocabulary row is scored (exact search, never approximate). The k winners
-    are re-ranked on exact float64 distances; which k words win is decided on the float32
-    scores, so words tied within float32 rounding (~1e-6 relative) may be exchanged.
+    float32 matrix product into a reused buffer plus one arg-max pass per tile (for k ≤ 3, per
+    vocabulary block of a tile: :meth:`blocks`) does the whole search; every vocabulary row is
+    scored (exact search, never approximate). The k winners are re-ranked on exact float64
+    distances; which k words win is decided on the float32 scores, so words tied within
+    float32 rounding (~1e-6 relative) may be exchanged.
 
     Args:
         vectors: ``(|W|, d)`` array of the vocabulary vectors in the space the noise is added in.
@@ -42,6 +58,8 @@ class NeighborIndex:
         self.tile = int(tile)
         self._buf: np.ndarray | None = None
         self._at_sq: np.ndarray | None = None  # (d + 2, |W|): [v; ‖v‖²; 1], built on first use
+        self._block_buf: np.ndarray | None = None
+        self._blocks_ok: dict[tuple[int, ...], bool] = {}  # BLAS thread counts -> verdict
 
     @property
     def size(self) -> int:
@@ -53,12 +71,73 @@ class NeighborIndex:
         n = queries.shape[0]
         if self._buf is None or self._buf.shape[0] < n:
             self._buf = np.empty((max(n, self.tile), self.size), dtype=np.float32)
-        qa = np.empty((n, self._at.shape[0]), dtype=np.float32)
+        out = self._buf[:n]
+        np.matmul(self._augment(queries), self._at, out=out)
+        return out
+
+    def _augment(self, queries: np.ndarray) -> np.ndarray:
+        """``[q, 1]`` in float32, the left factor of the scoring product."""
+        qa = np.empty((queries.shape[0], self._at.shape[0]), dtype=np.float32)
         qa[:, :-1] = queries
         qa[:, -1] = 1.0
-        out = self._buf[:n]
-        np.matmul(qa, self._at, out=out)
+        return qa
+
+    def _block_scores(self, qa: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """Scores of the augmented queries ``qa`` against vocabulary columns ``lo:hi``, in a
+        reused cache-sized buffer."""
+        n, w = qa.shape[0], hi - lo
+        if self._block_buf is None or self._block_buf.size < n * w:
+            self._block_buf = np.empty(max(n * w, self.tile * 2 * VOCAB_BLOCK), np.float32)
+        out = self._block_buf[: n * w].reshape(n, w)
+        np.matmul(qa, self._at[:, lo:hi], out=out)
         return out
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """The vocabulary column blocks ``[(lo, hi), …]`` a full tile is scored in.
+
+        Blocks of :data:`VOCAB_BLOCK` columns (the last one takes the remainder), used only if
+        their products give bit for bit the scores of the full-width product, so that the
+        search returns what the full-width search returns, ties included. That depends on the
+        BLAS kernels and their thread count, so it is checked once per thread count on a
+        seeded random tile (vocabulary rows plus noise): every score of every block compared.
+        A BLAS whose rounding depends on the column position differs in thousands of them, so
+        a pass is not luck. Otherwise (or with fewer than two blocks) one block of every column:
+        the full-width product.
+        """
+        whole = [(0, self.size)]
+        if self.size < 2 * VOCAB_BLOCK:
+            return whole
+        starts = list(range(0, self.size - VOCAB_BLOCK + 1, VOCAB_BLOCK))
+        cut = list(zip(starts, starts[1:] + [self.size]))
+        key = _blas_threads()
+        if key not in self._blocks_ok:
+            self._blocks_ok[key] = self._blocks_agree(cut)
+        return cut if self._blocks_ok[key] else whole
+
+    def _blocks_agree(self, cut: list[tuple[int, int]]) -> bool:
+        """Whether the products of the blocks ``cut`` equal the full-width product bit for bit
+        on a seeded random full tile (see :meth:`blocks`)."""
+        rng = np.random.default_rng(0)
+        rows = rng.integers(0, self.size, self.tile)
+        q = self.vectors[rows] + rng.normal(size=(self.tile, self.vectors.shape[1])) \
+            * self.vectors.std(axis=0)
+        full = self.scores(q)
+        qa = self._augment(q)
+        return all(np.array_equal(self._block_scores(qa, lo, hi), full[:, lo:hi])
+                   for lo, hi in cut)
+
+    def score_only(self, n: int, blocked: bool) -> None:
+        """Compute the scoring product of ``n`` queries and nothing else (``bench perf``'s
+        limit): full tiles, in :meth:`blocks` if ``blocked`` else full width."""
+        qa = np.ones((self.tile, self._at.shape[0]), dtype=np.float32)
+        cut = self.blocks() if blocked else [(0, self.size)]
+        for start in range(0, n, self.tile):
+            q = qa[: min(self.tile, n - start)]
+            for lo, hi in cut:
+                if hi - lo == self.size:
+                    self.scores(q[:, :-1])
+                else:
+                    self._block_scores(q, lo, hi)
 
     def sq_distances(self, queries: np.ndarray, scale: float = 1.0) -> np.ndarray:
         """``scale²·‖q − v‖²`` for a tile of queries, float32, in the reused buffer.
@@ -99,24 +178,44 @@ class NeighborIndex:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
         cand = np.empty((n, k), dtype=np.int64)
         dists = np.empty((n, k), dtype=np.float64)
+        cut = self.blocks() if k <= 3 and n >= 2 * self.tile else [(0, self.size)]
         for start in range(0, n, self.tile):
             q = queries[start : start + self.tile]
-            s = self.scores(q)
-            rows = np.arange(s.shape[0])
-            if k <= 3:  # repeated arg-max passes beat a partition for tiny k
-                c = np.empty((len(q), k), dtype=np.int64)
-                for j in range(k):
-                    c[:, j] = np.argmax(s, axis=1)
-                    if j + 1 < k:
-                        s[rows, c[:, j]] = -np.inf
+            if len(cut) > 1 and len(q) == self.tile:
+                c = self._top_k_blocked(q, k, cut)
+            elif k <= 3:  # repeated arg-max passes beat a partition for tiny k
+                c = top_k_by_argmax(self.scores(q), k)
             else:
-                c = top_k_columns(s, k)
+                c = top_k_columns(self.scores(q), k)
             # exact float64 re-rank of the k winners, one tile at a time (bounded memory)
             d = np.linalg.norm(q[:, None, :] - self.vectors[c], axis=2)
             order = np.argsort(d, axis=1, kind="stable")
             cand[start : start + len(q)] = np.take_along_axis(c, order, axis=1)
             dists[start : start + len(q)] = np.take_along_axis(d, order, axis=1)
         return cand, dists
+
+    def _top_k_blocked(self, q: np.ndarray, k: int, cut: list[tuple[int, int]]) -> np.ndarray:
+        """:func:`top_k_by_argmax` of the full-width scores, computed block by block.
+
+        Each block's k winners by arg-max passes, then k arg-max passes over the candidates
+        (block by block, each block's in its own order). Among equal scores that order is
+        column order (a block's winners come out lowest column first, and blocks are in
+        column order), so the lowest column wins a tie, as in the full-width passes.
+        """
+        n = len(q)
+        qa = self._augment(q)
+        rows = np.arange(n)
+        cols = np.empty((len(cut) * k, n), dtype=np.int64)
+        vals = np.empty((len(cut) * k, n), dtype=np.float32)
+        for j, (lo, hi) in enumerate(cut):
+            s = self._block_scores(qa, lo, hi)
+            for r in range(k):
+                c = np.argmax(s, axis=1)
+                vals[j * k + r] = s[rows, c]
+                np.add(c, lo, out=cols[j * k + r])
+                if r + 1 < k:
+                    s[rows, c] = -np.inf
+        return top_k_by_argmax(vals.T, k, cols.T)
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
         """Full ``(n, |W|)`` float64 Euclidean distance matrix.
@@ -129,6 +228,37 @@ class NeighborIndex:
                                                                  self.vectors)[None, :]
         np.maximum(d2, 0.0, out=d2)
         return np.sqrt(d2, out=d2)
+
+
+def top_k_by_argmax(s: np.ndarray, k: int, labels: np.ndarray | None = None) -> np.ndarray:
+    """The k largest entries of each row of ``s``, largest first, by k arg-max passes.
+
+    Each pass takes the first (lowest-column) maximum and masks it with ``−inf`` for the next,
+    so ties go to the lowest column. Returns their columns, or ``labels`` at those positions.
+    ``s`` is overwritten.
+    """
+    rows = np.arange(s.shape[0])
+    c = np.empty((s.shape[0], k), dtype=np.int64)
+    for j in range(k):
+        c[:, j] = np.argmax(s, axis=1)
+        if j + 1 < k:
+            s[rows, c[:, j]] = -np.inf
+    return c if labels is None else np.take_along_axis(labels, c, axis=1)
+
+
+def _blas_threads() -> tuple[int, ...]:
+    """The thread counts of the BLAS libraries loaded (the scores' rounding may depend on
+    them: OpenBLAS splits a product's columns between its threads)."""
+    return tuple(lib.get_num_threads() for lib in _thread_controller().lib_controllers
+                 if lib.user_api == "blas")
+
+
+@lru_cache(maxsize=1)
+def _thread_controller():
+    """threadpoolctl's view of the thread pools loaded (NumPy's BLAS is, once NumPy is)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 TOPK_BLOCK = 16

@@ -68,3 +68,111 @@ def test_top_k_columns_is_the_exact_top_k(m, k, block):
     for row, cols in zip(s, got):
         assert len(set(cols.tolist())) == k
         np.testing.assert_array_equal(np.sort(row[cols]), np.sort(row)[-k:])
+
+
+def _full_width_search(v, q, k, tile=256):
+    """The search before vocabulary blocks: per tile of queries, the float32 full-width
+    product [q, 1]·[v; −½‖v‖²], k arg-max passes, float64 re-rank. Also returns how many
+    queries had their two best float32 scores exactly tied."""
+    at = np.ascontiguousarray(np.hstack([v, -0.5 * np.einsum("ij,ij->i", v, v)[:, None]])
+                              .astype(np.float32).T)
+    ids, dists, ties = [], [], 0
+    for start in range(0, len(q), tile):
+        qt = q[start : start + tile]
+        qa = np.empty((len(qt), at.shape[0]), dtype=np.float32)
+        qa[:, :-1], qa[:, -1] = qt, 1.0
+        s = qa @ at
+        ties += int(((s == s.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
+        rows = np.arange(len(qt))
+        c = np.empty((len(qt), k), dtype=np.int64)
+        for j in range(k):
+            c[:, j] = np.argmax(s, axis=1)
+            s[rows, c[:, j]] = -np.inf
+        d = np.linalg.norm(qt[:, None, :] - v[c], axis=2)
+        order = np.argsort(d, axis=1, kind="stable")
+        ids.append(np.take_along_axis(c, order, axis=1))
+        dists.append(np.take_along_axis(d, order, axis=1))
+    return np.vstack(ids), np.vstack(dists), ties
+
+
+def _tied_table_and_queries(rng, size, d):
+    """A GloVe-like table (rows of varied norm) with duplicate rows and rows one float32 step
+    apart, and queries on top of it: noisy words, midpoints of word pairs (equidistant in
+    exact arithmetic) and the duplicated words themselves: many exact float32 ties (the
+    rounding of a score depends on its column's position in the product, so duplicates do
+    not always tie)."""
+    v = rng.normal(size=(size, d)) * rng.uniform(0.2, 1.5, size=(size, 1))
+    v = v.astype(np.float32).astype(np.float64)
+    pick = rng.permutation(size)
+    dup, near = pick[:400], pick[400:500]
+    v[dup[:200]] = v[dup[200:]]  # exact duplicates: equal scores, the lower id must win
+    v[near[:50]] = np.nextafter(v[near[50:]].astype(np.float32), np.float32(np.inf))
+    a, b = rng.integers(0, size, (2, 300))
+    q = np.vstack([v[rng.integers(0, size, 500)] + rng.normal(scale=0.5, size=(500, d)),
+                   (v[a] + v[b]) / 2, v[dup]])
+    return v, q[rng.permutation(len(q))]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_blocked_search_is_bit_identical_to_full_width(k):
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(40 + k)
+    v, q = _tied_table_and_queries(rng, 6_000, 50)
+    with threadpool_limits(limits=1):
+        index = NeighborIndex(v)
+        assert len(index.blocks()) == 4  # the blocked path is the one under test
+        ids, dists = index.search(q, k)
+        ref_ids, ref_dists, ties = _full_width_search(v, q, k)
+    assert ties > 100  # the tie-breaking is exercised
+    np.testing.assert_array_equal(ids, ref_ids)
+    np.testing.assert_array_equal(dists, ref_dists)  # bit for bit, not approximately
+
+
+def test_blocked_search_glove_50k_matches_full_width():
+    """The real shape (GloVe 50d, |W| = 50,000): noisy words and midpoints of word pairs."""
+    from threadpoolctl import threadpool_limits
+
+    from bench.embeddings import load_embedding
+
+    v = load_embedding("glove-6b-50d", 50_000).vectors.astype(np.float64)
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, len(v), (2, 300))
+    q = np.vstack([v[rng.integers(0, len(v), 300)] + rng.laplace(scale=0.3, size=(300, 50)),
+                   (v[a] + v[b]) / 2])
+    with threadpool_limits(limits=1):
+        index = NeighborIndex(v)
+        assert len(index.blocks()) > 1
+        for k in (1, 2):
+            ids, dists = index.search(q, k)
+            ref_ids, ref_dists, _ = _full_width_search(v, q, k)
+            np.testing.assert_array_equal(ids, ref_ids)
+            np.testing.assert_array_equal(dists, ref_dists)
+
+
+def test_blocks_that_round_differently_are_not_used(monkeypatch):
+    """Blocks of 1,000 columns are not panel-aligned: some scores round differently from the
+    full-width product, so the check refuses them and the search stays full width."""
+    from threadpoolctl import threadpool_limits
+
+    import bench.neighbors as nb
+
+    monkeypatch.setattr(nb, "VOCAB_BLOCK", 1_000)
+    rng = np.random.default_rng(9)
+    v, q = _tied_table_and_queries(rng, 6_000, 50)
+    with threadpool_limits(limits=1):
+        index = NeighborIndex(v)
+        cut = [(lo, min(lo + 1_000, 6_000)) for lo in range(0, 6_000, 1_000)]
+        assert not index._blocks_agree(cut)
+        assert index.blocks() == [(0, 6_000)]
+        ids, _ = index.search(q, 2)
+        np.testing.assert_array_equal(ids, _full_width_search(v, q, 2)[0])
+
+
+def test_top_k_by_argmax_ties_go_to_the_lowest_column():
+    from bench.neighbors import top_k_by_argmax
+
+    s = np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, -1.0, 0.0, 5.0, 5.0]], dtype=np.float32)
+    np.testing.assert_array_equal(top_k_by_argmax(s.copy(), 3), [[1, 2, 4], [3, 4, 0]])
+    labels = np.array([[10, 11, 12, 13, 14], [20, 21, 22, 23, 24]])
+    np.testing.assert_array_equal(top_k_by_argmax(s.copy(), 2, labels), [[11, 12], [23, 24]])
