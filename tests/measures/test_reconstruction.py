@@ -55,3 +55,18 @@ def test_an_output_no_candidate_can_produce_is_guessed_to_be_itself():
     ch = DenseChannel(np.arange(3), P)
     guesses = map_guesses(ch, np.ones(3) / 3, np.array([1, 7]), k=2)
     assert guesses[0, 0] == 1 and (guesses[1] == 7).all()
+
+
+def test_the_headline_is_the_strongest_of_map_identity_and_prior():
+    from bench.measures.reconstruction import _strongest
+
+    def r(x):
+        return {"rate": x, "ci": [x, x]}
+
+    rates = {"map_top1": r(0.02), "map_top5": r(0.07), "unchanged": r(0.0),
+             "prior_top1": r(0.07), "prior_top5": r(0.2)}
+    assert _strongest(rates, 1)["attack"] == "prior"  # a noisy MAP below chance
+    assert _strongest(rates, 5) == {"rate": 0.2, "ci": [0.2, 0.2], "attack": "prior"}
+    rates |= {"unchanged": r(0.5), "map_top1": r(0.5), "map_top5": r(0.6)}
+    assert _strongest(rates, 1)["attack"] == "map"  # ties: MAP first
+    assert _strongest(rates, 5)["attack"] == "map"
