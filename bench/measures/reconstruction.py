@@ -99,10 +99,11 @@ def _by_value_then_id(vals: np.ndarray, ids: np.ndarray) -> np.ndarray:
 def candidates(privatizer: Any, attribute_ids: np.ndarray) -> tuple[np.ndarray, str]:
     """The informed adversary's candidate originals (its ``candidates="auto"``) and the
     channel kind."""
+    from bench.attacks.informed import auto_candidates
     from bench.attacks.informed_channel import channel_kind
 
     kind = channel_kind(privatizer)
-    size = 5_000 if kind == "exact" else 2_000
+    size = auto_candidates(kind)
     n = privatizer.embedding.size
     return np.union1d(np.arange(min(size, n)), attribute_ids).astype(np.int64), kind
 

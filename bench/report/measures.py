@@ -21,36 +21,36 @@ from bench.report.table import Table, Value, csv_num, fmt_stat, slug, unique_nam
 
 Getter = Callable[[Mapping[str, Any]], Any]
 
+def _at(measure: str, *path: str) -> Getter:
+    """The getter of ``metrics["measures"][measure][path...]``."""
+    return lambda m: dig(m, "measures", measure, *path)
+
+
+def _rate(measure: str, key: str) -> tuple[Getter, Getter]:
+    """Getters of a ``{"rate", "ci"}`` record's value and interval."""
+    return _at(measure, key, "rate"), _at(measure, key, "ci")
+
+
+def _linkage_chance(m: Mapping[str, Any]) -> Any:
+    return (dig(m, "measures", "linkage", "chance_top1") if dig(m, "measures", "linkage")
+            else dig(m, "measures", "linkage_minilm", "chance_top1"))
+
+
 COLUMNS: tuple[tuple[str, str, Getter, Getter | None], ...] = (
-    ("recon_top1", "Reconstruction top-1",
-     lambda m: dig(m, "measures", "reconstruction", "top1", "rate"),
-     lambda m: dig(m, "measures", "reconstruction", "top1", "ci")),
-    ("recon_top5", "Reconstruction top-5",
-     lambda m: dig(m, "measures", "reconstruction", "top5", "rate"),
-     lambda m: dig(m, "measures", "reconstruction", "top5", "ci")),
-    ("recon_unchanged", "Unchanged (naive guess)",
-     lambda m: dig(m, "measures", "reconstruction", "unchanged", "rate"),
-     lambda m: dig(m, "measures", "reconstruction", "unchanged", "ci")),
-    ("recon_chance", "Chance top-1",
-     lambda m: dig(m, "measures", "reconstruction", "chance_top1"), None),
-    ("s_w", "S_w (mean)", lambda m: dig(m, "measures", "s_w", "s_w_mean"), None),
-    ("link_top1", "Linkage top-1 (tf-idf)", lambda m: dig(m, "measures", "linkage", "top1"),
-     lambda m: dig(m, "measures", "linkage", "top1_ci")),
-    ("link_mrr", "Linkage MRR (tf-idf)", lambda m: dig(m, "measures", "linkage", "mrr"),
-     lambda m: dig(m, "measures", "linkage", "mrr_ci")),
-    ("link_minilm_top1", "Linkage top-1 (MiniLM)",
-     lambda m: dig(m, "measures", "linkage_minilm", "top1"),
-     lambda m: dig(m, "measures", "linkage_minilm", "top1_ci")),
-    ("link_chance", "Linkage chance top-1",
-     lambda m: dig(m, "measures", "linkage", "chance_top1")
-     if dig(m, "measures", "linkage") else dig(m, "measures", "linkage_minilm", "chance_top1"),
-     None),
-    ("tpr_1pct", "MIA TPR@1% FPR",
-     lambda m: dig(m, "measures", "mia_low_fpr", "tpr_at_fpr_0.01", "tpr"),
-     lambda m: dig(m, "measures", "mia_low_fpr", "tpr_at_fpr_0.01", "ci")),
-    ("tpr_01pct", "MIA TPR@0.1% FPR",
-     lambda m: dig(m, "measures", "mia_low_fpr", "tpr_at_fpr_0.001", "tpr"),
-     lambda m: dig(m, "measures", "mia_low_fpr", "tpr_at_fpr_0.001", "ci")),
+    ("recon_top1", "Reconstruction top-1", *_rate("reconstruction", "top1")),
+    ("recon_top5", "Reconstruction top-5", *_rate("reconstruction", "top5")),
+    ("recon_unchanged", "Unchanged (naive guess)", *_rate("reconstruction", "unchanged")),
+    ("recon_chance", "Chance top-1", _at("reconstruction", "chance_top1"), None),
+    ("s_w", "S_w (mean)", _at("s_w", "s_w_mean"), None),
+    ("link_top1", "Linkage top-1 (tf-idf)", _at("linkage", "top1"), _at("linkage", "top1_ci")),
+    ("link_mrr", "Linkage MRR (tf-idf)", _at("linkage", "mrr"), _at("linkage", "mrr_ci")),
+    ("link_minilm_top1", "Linkage top-1 (MiniLM)", _at("linkage_minilm", "top1"),
+     _at("linkage_minilm", "top1_ci")),
+    ("link_chance", "Linkage chance top-1", _linkage_chance, None),
+    ("tpr_1pct", "MIA TPR@1% FPR", _at("mia_low_fpr", "tpr_at_fpr_0.01", "tpr"),
+     _at("mia_low_fpr", "tpr_at_fpr_0.01", "ci")),
+    ("tpr_01pct", "MIA TPR@0.1% FPR", _at("mia_low_fpr", "tpr_at_fpr_0.001", "tpr"),
+     _at("mia_low_fpr", "tpr_at_fpr_0.001", "ci")),
 )
 """(key, header, value, interval) of every column a measures table may have."""
 
