@@ -32,6 +32,10 @@ class Mapping:
     name = ""
     outputs_text = True
     description = ""
+    search_k = 0
+    """Nearest neighbours of each perturbed vector the mapping asks for (0: it searches none).
+    Cells whose mappings search the same noisy vectors run in one worker, the largest k first,
+    so that the others reuse its search (:func:`bench.run.grid.plan`)."""
 
     def __init__(self, **params) -> None:
         if params:
@@ -53,6 +57,7 @@ class NoMapping(Mapping):
 
     name = "none"
     outputs_text = False
+    search_k = 0
     description = "perturbed vectors are the output (vector-input models only)"
 
     def map(self, vectors, index, rng):
@@ -66,6 +71,7 @@ class NearestMapping(Mapping):
 
     name = "nearest"
     description = "exact nearest public-vocabulary word (Euclidean)"
+    search_k = 1
 
     def map(self, vectors, index, rng):
         """The id of the nearest vocabulary word of each row."""
@@ -83,6 +89,7 @@ class VickreyMapping(Mapping):
 
     name = "vickrey"
     description = "1st or 2nd nearest neighbour, P(1st) = (1-t)d2 / (t d1 + (1-t) d2)"
+    search_k = 2
 
     def __init__(self, t: float = 0.75) -> None:
         t = float(t)

@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -32,6 +34,56 @@ arg-max pass. 1,280 is a multiple of 320, the column panel of OpenBLAS's Haswell
 from the others, so only panel-aligned blocks give every score exactly as the full-width
 product does (measured with one BLAS thread; blocks of 1,024 columns differ in ~1.5% of the
 scores, which could flip a near-tie). Whether they do is checked at run time."""
+
+
+MEMO_MIN_ROWS = 4096
+"""Searches over fewer queries are not memoised (:meth:`NeighborIndex.search`): a corpus's
+search is worth keeping, a tile's is not."""
+
+
+class SearchMemo:
+    """The raw winners (before the float64 re-rank) of the last few large searches, per process.
+
+    ``get(key, k)`` returns the first k columns of a stored search with at least k columns, or
+    None. Only k ≤ 3 (repeated arg-max passes) is stored: the first k of K passes are the k
+    passes themselves, so a stored K-search answers every k ≤ K exactly as a k-search would,
+    ties included (lowest column first in both; in the blocked search a block's winners come
+    out in pass order, so a word outside a block's first k can only be taken after k of that
+    block's others, i.e. never within the first k passes).
+    """
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._store: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.hits = 0
+
+    def get(self, key: tuple, k: int) -> np.ndarray | None:
+        """The stored winners' first k columns (a copy), or None."""
+        raw = self._store.get(key)
+        if raw is None or raw.shape[1] < k:
+            return None
+        self._store.move_to_end(key)
+        self.hits += 1
+        return raw[:, :k].copy()
+
+    def put(self, key: tuple, raw: np.ndarray) -> None:
+        """Keep ``raw`` (an (n, k) array of columns) under ``key``, unless more columns are
+        already kept; the least recently used entry goes when full."""
+        old = self._store.get(key)
+        if old is None or old.shape[1] < raw.shape[1]:
+            self._store[key] = raw.copy()
+        self._store.move_to_end(key)
+        while len(self._store) > self.size:
+            self._store.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every stored search."""
+        self._store.clear()
+        self.hits = 0
+
+
+SEARCH_MEMO = SearchMemo()
+"""The process's :class:`SearchMemo` (a cell worker keeps it across the cells it runs)."""
 
 
 class NeighborIndex:
@@ -60,6 +112,7 @@ class NeighborIndex:
         self._at_sq: np.ndarray | None = None  # (d + 2, |W|): [v; ‖v‖²; 1], built on first use
         self._block_buf: np.ndarray | None = None
         self._blocks_ok: dict[tuple[int, ...], bool] = {}  # BLAS thread counts -> verdict
+        self._vocab_digest: bytes | None = None  # for the search memo, computed on first use
 
     @property
     def size(self) -> int:
@@ -169,6 +222,13 @@ class NeighborIndex:
     def search(self, queries: np.ndarray, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest vocabulary rows of each query, nearest first.
 
+        A call over at least :data:`MEMO_MIN_ROWS` queries keeps its winners (before the
+        float64 re-rank) in :data:`SEARCH_MEMO`, keyed by the bytes of the vocabulary and of the
+        queries: a later call with the same vectors and a k no larger reuses them instead of
+        scoring the vocabulary again (the ``nearest`` and ``vickrey`` cells of one seed search
+        the same noisy vectors, :func:`bench.run.grid.plan`). Their first k columns are what a
+        search for k would have found, bit for bit (:class:`SearchMemo`).
+
         Returns:
             ``(ids, dists)``, each ``(n, k)``; ``dists`` are float64 Euclidean distances.
         """
@@ -176,23 +236,40 @@ class NeighborIndex:
         n = queries.shape[0]
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
+        cut = self.blocks() if k <= 3 and n >= 2 * self.tile else [(0, self.size)]
+        key = self._memo_key(queries, cut) if n >= MEMO_MIN_ROWS and k <= 3 else None
+        raw = SEARCH_MEMO.get(key, k) if key is not None else None
+        if raw is None:
+            raw = np.empty((n, k), dtype=np.int64)
+            for start in range(0, n, self.tile):
+                q = queries[start : start + self.tile]
+                if len(cut) > 1 and len(q) == self.tile:
+                    raw[start : start + len(q)] = self._top_k_blocked(q, k, cut)
+                elif k <= 3:  # repeated arg-max passes beat a partition for tiny k
+                    raw[start : start + len(q)] = top_k_by_argmax(self.scores(q), k)
+                else:
+                    raw[start : start + len(q)] = top_k_columns(self.scores(q), k)
+            if key is not None:
+                SEARCH_MEMO.put(key, raw)
         cand = np.empty((n, k), dtype=np.int64)
         dists = np.empty((n, k), dtype=np.float64)
-        cut = self.blocks() if k <= 3 and n >= 2 * self.tile else [(0, self.size)]
         for start in range(0, n, self.tile):
             q = queries[start : start + self.tile]
-            if len(cut) > 1 and len(q) == self.tile:
-                c = self._top_k_blocked(q, k, cut)
-            elif k <= 3:  # repeated arg-max passes beat a partition for tiny k
-                c = top_k_by_argmax(self.scores(q), k)
-            else:
-                c = top_k_columns(self.scores(q), k)
+            c = raw[start : start + len(q)]
             # exact float64 re-rank of the k winners, one tile at a time (bounded memory)
             d = np.linalg.norm(q[:, None, :] - self.vectors[c], axis=2)
             order = np.argsort(d, axis=1, kind="stable")
             cand[start : start + len(q)] = np.take_along_axis(c, order, axis=1)
             dists[start : start + len(q)] = np.take_along_axis(d, order, axis=1)
         return cand, dists
+
+    def _memo_key(self, queries: np.ndarray, cut: list[tuple[int, int]]) -> tuple:
+        """What a search's raw winners depend on: the vocabulary, the queries, the tile and the
+        scoring blocks (digests of the float64 bytes, so equal keys mean equal inputs)."""
+        if self._vocab_digest is None:
+            self._vocab_digest = hashlib.blake2b(self.vectors.tobytes(), digest_size=16).digest()
+        q = hashlib.blake2b(np.ascontiguousarray(queries).tobytes(), digest_size=16).digest()
+        return (self._vocab_digest, q, queries.shape, self.tile, tuple(cut))
 
     def _top_k_blocked(self, q: np.ndarray, k: int, cut: list[tuple[int, int]]) -> np.ndarray:
         """:func:`top_k_by_argmax` of the full-width scores, computed block by block.

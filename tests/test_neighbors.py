@@ -176,3 +176,57 @@ def test_top_k_by_argmax_ties_go_to_the_lowest_column():
     np.testing.assert_array_equal(top_k_by_argmax(s.copy(), 3), [[1, 2, 4], [3, 4, 0]])
     labels = np.array([[10, 11, 12, 13, 14], [20, 21, 22, 23, 24]])
     np.testing.assert_array_equal(top_k_by_argmax(s.copy(), 2, labels), [[11, 12], [23, 24]])
+
+
+@pytest.mark.parametrize("size", [6_000, 1_500])  # blocked search, full-width search
+def test_memoised_search_answers_a_smaller_k_bit_for_bit(size):
+    """A stored k = 3 search answers k = 2 and k = 1 exactly as fresh searches do, ties
+    included (the ``vickrey`` and ``nearest`` cells of one seed share their search)."""
+    from threadpoolctl import threadpool_limits
+
+    import bench.neighbors as nb
+
+    rng = np.random.default_rng(size)
+    v, q = _tied_table_and_queries(rng, size, 50)
+    q = np.vstack([q] * 4)[: max(nb.MEMO_MIN_ROWS, 4 * 256)]
+    assert len(q) >= nb.MEMO_MIN_ROWS
+    with threadpool_limits(limits=1):
+        index = NeighborIndex(v)
+        assert (len(index.blocks()) > 1) == (size == 6_000)
+        nb.SEARCH_MEMO.clear()
+        fresh = {k: index.search(q, k) for k in (1, 2)}  # each stored, then replaced by k = 3
+        nb.SEARCH_MEMO.clear()
+        index.search(q, 3)
+        for k in (2, 1):
+            ids, dists = index.search(q, k)
+            np.testing.assert_array_equal(ids, fresh[k][0])
+            np.testing.assert_array_equal(dists, fresh[k][1])
+        assert nb.SEARCH_MEMO.hits == 2
+        ref_ids, _, ties = _full_width_search(v, q, 1)
+    np.testing.assert_array_equal(fresh[1][0], ref_ids)
+    assert ties > 100
+
+
+def test_search_memo_misses_on_other_queries_or_vocabulary():
+    import bench.neighbors as nb
+
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=(900, 8))
+    q = rng.normal(size=(nb.MEMO_MIN_ROWS, 8))
+    nb.SEARCH_MEMO.clear()
+    a = NeighborIndex(v)
+    a.search(q, 2)
+    q2 = q.copy()
+    q2[-1, -1] = np.nextafter(q2[-1, -1], np.inf)  # one query one step away: a new search
+    np.testing.assert_array_equal(a.search(q2, 1)[0], np.argmin(
+        np.linalg.norm(q2[:, None] - v[None], axis=2), axis=1)[:, None])
+    v2 = v.copy()
+    v2[0, 0] += 1.0  # another vocabulary, same queries: a new search
+    b = NeighborIndex(v2)
+    np.testing.assert_array_equal(b.search(q, 1)[0], np.argmin(
+        np.linalg.norm(q[:, None] - v2[None], axis=2), axis=1)[:, None])
+    assert nb.SEARCH_MEMO.hits == 0
+    a.search(q, 1)  # the first search, k ≤ its k: reused
+    assert nb.SEARCH_MEMO.hits == 1
+    a.search(q, 3)  # a larger k than stored: searched again
+    assert nb.SEARCH_MEMO.hits == 1

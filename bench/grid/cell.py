@@ -241,10 +241,16 @@ def legacy_cell_hash(cell: Cell, dataset_hash: str | None, suite_version: str) -
     return _digest(cell._spec_json, dataset_hash, b"bench=" + suite_version.encode("utf-8"))
 
 
-def privatization_hash(cell: Cell, dataset_hash: str | None = None) -> str:
+def privatization_hash(cell: Cell, dataset_hash: str | None = None,
+                        mapping: bool = True) -> str:
     """Identity of a cell's privatized corpus, shared by cells that differ only in the model or
     in model/metric settings: dataset (+config, content hash), embedding, vocab size, OOV
-    policy, sensitivity, mechanism, mapping (all with parameters and versions), ε and seed."""
+    policy, sensitivity, mechanism, mapping (all with parameters and versions), ε and seed.
+
+    ``mapping=False`` leaves the word mapping out: cells equal under it perturb the same
+    vectors with the same noise (an additive mechanism draws its noise before, and
+    independently of, the mapping), so their nearest-word searches are one search
+    (:func:`bench.run.grid.plan`)."""
     spec = _hashable_spec(cell)
     s = cell.settings
     payload = {
@@ -253,7 +259,7 @@ def privatization_hash(cell: Cell, dataset_hash: str | None = None) -> str:
                       s.get("oov")],
         "sensitivity": spec["sensitivity"],
         "mechanism": spec["mechanism"],
-        "mapping": spec["mapping"],
+        "mapping": spec["mapping"] if mapping else None,
         "epsilon": spec["epsilon"],
         "seed": spec["seed"],
     }

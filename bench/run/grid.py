@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
+from bench.grid.components import mechanism_kind, registry
 from bench.results import layout
 from bench.results.locks import CellLock
 from bench.results.mirror import mirror_cell
@@ -98,7 +99,15 @@ def dataset_hashes(grid: Grid) -> dict[tuple, str]:
 
 
 def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
-    """Groups of (cell, dataset hash, baseline hash), baselines first, by privatized corpus."""
+    """Groups of (cell, dataset hash, baseline hash), baselines first, by privatized corpus.
+
+    The corpora of cells that differ only in a searching word mapping (``nearest``,
+    ``vickrey``: :attr:`bench.mapping.Mapping.search_k`) come from the same noisy vectors
+    (:func:`bench.grid.privatization_hash` with ``mapping=False``), so their groups are joined
+    into one, the mapping that asks for the most neighbours first: its nearest-word search is
+    kept by :data:`bench.neighbors.SEARCH_MEMO` and answers the others' (bit for bit what
+    their own search would find).
+    """
     hashes = _dataset_hashes(grid)
     groups: OrderedDict[str, list] = OrderedDict()
     base_of: dict[tuple, str] = {}
@@ -112,7 +121,22 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
         key = "baseline" if cell.is_baseline else privatization_hash(cell, dh)
         groups.setdefault(key, []).append((cell, dh, base_of.get(ident)))
     baseline = groups.pop("baseline", [])
-    return ([[b] for b in baseline]) + list(groups.values())
+    joined: OrderedDict[str, list[list]] = OrderedDict()
+    for key, group in groups.items():
+        cell, dh, _ = group[0]
+        k = _search_k(cell)
+        shared = privatization_hash(cell, dh, mapping=False) if k else key
+        joined.setdefault(shared, []).append(group)
+    merged = [[c for g in sorted(gs, key=lambda g: -_search_k(g[0][0])) for c in g]
+              for gs in joined.values()]
+    return ([[b] for b in baseline]) + merged
+
+
+def _search_k(cell: Cell) -> int:
+    """Neighbours the cell's word mapping searches for (0: none, or no additive mechanism)."""
+    if cell.is_baseline or cell.mapping == "none" or mechanism_kind(cell.mechanism) != "additive":
+        return 0
+    return int(getattr(registry("mapping").get(cell.mapping), "search_k", 0) or 0)
 
 
 def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
