@@ -417,7 +417,7 @@ def membership_inference(model: str | Model | Callable[[], Model], X_members: Se
     y_members, y_nonmembers, y_shadow, query = _check_mia_inputs(
         X_members, y_members, X_nonmembers, y_nonmembers, X_shadow, y_shadow, query,
         features=features, n_shadow=n_shadow)
-    build, overrides = _model_builder(model, model_params, target_params, X_members,
+    build, overrides = model_builder(model, model_params, target_params, X_members,
                                       (y_members, y_nonmembers, y_shadow))
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
@@ -461,7 +461,7 @@ def _check_mia_inputs(X_members: Sequence[Any], y_members: np.ndarray,
     return y_members, y_nonmembers, y_shadow, query
 
 
-def _model_builder(model: str | Model | Callable[[], Model],
+def model_builder(model: str | Model | Callable[[], Model],
                    model_params: dict[str, Any] | None,
                    target_params: Mapping[str, Any] | str | None, X_members: Sequence[Any],
                    ys: tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -10,6 +10,7 @@ name               what it reports                                              
 ``linkage``        top-1 and MRR of finding each original by tf-idf cosine          text cells
 ``linkage_minilm`` the same by MiniLM-L6 sentence-embedding cosine                  text cells
 ``mia_low_fpr``    TPR at 1% and 0.1% FPR of every membership attack                cells with mia
+``mia_rmia``       RMIA (offline reference models): AUC, TPR at 1% and 0.1% FPR     cells with mia
 =================  ===============================================================  ========
 
 :func:`compute_measures` runs a cell's measures (the ``measures`` stage of
@@ -18,7 +19,7 @@ name               what it reports                                              
 Example:
     >>> from bench.measures import MEASURES
     >>> sorted(MEASURES.names())
-    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'reconstruction', 's_w']
+    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'mia_rmia', 'reconstruction', 's_w']
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ MEASURES.register_lazy("s_w", "bench.measures.substitutes:S_W")
 MEASURES.register_lazy("linkage", "bench.measures.linkage:LINKAGE")
 MEASURES.register_lazy("linkage_minilm", "bench.measures.linkage:LINKAGE_MINILM")
 MEASURES.register_lazy("mia_low_fpr", "bench.measures.mia_low_fpr:MIA_LOW_FPR")
+MEASURES.register_lazy("mia_rmia", "bench.measures.rmia:MIA_RMIA")
 
 
 def applicable(cell: Any, names: list[str] | tuple[str, ...]) -> list[str]:

@@ -45,8 +45,10 @@ def tpr_at_fpr(scores: np.ndarray, is_member: np.ndarray, alpha: float) -> float
     return float((s[m] > bound).mean())
 
 
-def _boot(scores: np.ndarray, is_member: np.ndarray, alpha: float, seed: Any
-          ) -> tuple[float, float]:
+def tpr_at_fpr_ci(scores: np.ndarray, is_member: np.ndarray, alpha: float, seed: Any
+                  ) -> tuple[float, float]:
+    """95% stratified percentile-bootstrap interval of :func:`tpr_at_fpr` (members and
+    non-members resampled separately, :data:`N_BOOT` times)."""
     s = np.asarray(scores, dtype=np.float64)
     m = np.asarray(is_member).astype(bool)
     mem, non = np.sort(s[m]), np.sort(s[~m])
@@ -71,7 +73,7 @@ def low_fpr_record(attack_scores: dict[str, np.ndarray], is_member: np.ndarray, 
     for name, scores in attack_scores.items():
         out["by_attack"][name] = {
             _key(a): {"tpr": tpr_at_fpr(scores, is_member, a),
-                      "ci": list(_boot(scores, is_member, a, seed))} for a in FPRS}
+                      "ci": list(tpr_at_fpr_ci(scores, is_member, a, seed))} for a in FPRS}
     for a in FPRS:
         best = max(out["by_attack"], key=lambda n: out["by_attack"][n][_key(a)]["tpr"])
         out[_key(a)] = dict(out["by_attack"][best][_key(a)], attack=best, chance=a,

@@ -31,7 +31,7 @@ def _grid(tmp_path, extra=""):
 
 
 def test_every_builtin_measure_is_registered():
-    assert sorted(MEASURES.names()) == ["linkage", "linkage_minilm", "mia_low_fpr",
+    assert sorted(MEASURES.names()) == ["linkage", "linkage_minilm", "mia_low_fpr", "mia_rmia",
                                         "reconstruction", "s_w"]
     for name in MEASURES.names():
         assert measure(name).name == name

@@ -36,7 +36,8 @@ def _metrics(results):
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("measures")
     out = {}
-    for name, extra in (("with", "measures: [reconstruction, s_w, linkage, mia_low_fpr]"),
+    measures = "measures: [reconstruction, s_w, linkage, mia_low_fpr, mia_rmia]"
+    for name, extra in (("with", measures),
                         ("without", "")):
         grid = base / f"{name}.yaml"
         grid.write_text(GRID.replace("{extra}", extra))
@@ -50,9 +51,10 @@ def runs(tmp_path_factory):
 def test_each_applicable_measure_is_in_its_cell(runs):
     for cell, m in runs["with"].items():
         if "mech=none" in cell:  # the baseline: only the MIA measure applies
-            assert set(m["measures"]) == {"mia_low_fpr"}
+            assert set(m["measures"]) == {"mia_low_fpr", "mia_rmia"}
             continue
-        assert set(m["measures"]) == {"reconstruction", "s_w", "linkage", "mia_low_fpr"}
+        assert set(m["measures"]) == {"reconstruction", "s_w", "linkage", "mia_low_fpr",
+                                      "mia_rmia"}
         rec = m["measures"]["reconstruction"]
         assert rec["top1"]["rate"] >= max(rec["unchanged"]["rate"], rec["map_top1"]["rate"],
                                           rec["prior_top1"]["rate"])
@@ -63,6 +65,10 @@ def test_each_applicable_measure_is_in_its_cell(runs):
         low = m["measures"]["mia_low_fpr"]
         assert set(low["by_attack"]) == {"shadow", "loss_threshold"}
         assert 0.0 <= low["tpr_at_fpr_0.01"]["tpr"] <= 1.0
+        rmia = m["measures"]["mia_rmia"]
+        assert rmia["stage_auc"] == m["mia"]["mia_auc"] and rmia["n_reference_models"] == 2
+        assert rmia["auc_ci"][0] <= rmia["auc"] <= rmia["auc_ci"][1]
+        assert rmia["n_members"] + rmia["n_nonmembers"] == low["n_members"] + low["n_nonmembers"]
         assert m["runtime"]["measures_seconds"] > 0
 
 
