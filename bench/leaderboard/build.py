@@ -176,6 +176,12 @@ def _mia(g: Group) -> dict[str, Any] | None:
     return {"auc": auc, "auc_ci": ci, "attack": gm.attack or None, "valid": valid}
 
 
+def _void(row: Row) -> bool:
+    """Whether a cell of the row has no DP guarantee at all (a departure run with
+    ``allow_no_guarantee``: :attr:`bench.guarantee.Guarantee.void`)."""
+    return any((r.metrics.get("guarantee") or {}).get("void") is True for r in row.records())
+
+
 def _guarantee(row: Row) -> str:
     texts: list[str] = []
     for r in row.records():
@@ -283,6 +289,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
                    rng=_rng(opts.seed, board.key, row))
         if sc.ci is None:
             flag = "no interval"
+    if sc is not None and _void(row):  # a departure from DP: listed with why, never ranked
+        flag, sc = "no DP guarantee", None
     base_held = _held_out(base, opts.copies)
     held = _held_out(row, opts.copies) or (f"baseline {base_held}" if base_held else "")
     if held and attr != NO_ATTRIBUTE:  # listed, with why, never ranked

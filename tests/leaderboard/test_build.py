@@ -317,3 +317,30 @@ def test_build_leaderboard_writes_nothing_on_error(tmp_path):
     with pytest.raises(LeaderboardError):
         build_leaderboard([tmp_path / "nope"], out=out)
     assert not out.exists()
+
+
+def test_an_entry_without_a_dp_guarantee_is_listed_not_ranked(alone, tmp_path):
+    """A configuration run with a departure that voids its guarantee (``allow_no_guarantee``,
+    e.g. the TrLaplace code's shared noise) is shown with its numbers and never ranked."""
+    from bench.guarantee import Guarantee
+
+    a = copy_results(tmp_path / "a")
+    mvl = [c for c in (a / "cells").iterdir() if spec_of(c)["mechanism"]["name"] == "mvl"]
+    assert mvl
+
+    def void(m):
+        g = Guarantee.from_dict(m["guarantee"]).voided("noise shared by a batch of sentences")
+        m["guarantee"] = g.to_dict()
+
+    for c in mvl:
+        rewrite_metrics(c, void)
+    doc = build(read_sources([a]))
+    e = next(e for e in doc["entries"] if e["mechanism"] == "mvl")
+    assert e["rank_flag"] == "no DP guarantee" and e["rank"] is None and e["score"] is None
+    assert e["guarantee"].startswith("no DP guarantee")
+    assert all(p["utility"] is not None for p in e["points"])  # its numbers are still shown
+    ranked = [e["mechanism"] for e in doc["entries"] if e["rank"] is not None]
+    assert len(ranked) == 3 and "mvl" not in ranked
+    before = {k: v for k, v in _scores(alone).items() if k[1].startswith("mvl") is False}
+    assert {k: v[0] for k, v in _scores(doc).items() if k in before} == \
+        {k: v[0] for k, v in before.items()}  # the others' scores are unchanged
