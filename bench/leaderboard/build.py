@@ -32,6 +32,7 @@ from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
+from bench.report.measures import MEASURE_LABELS, point_measures
 from bench.report.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
 from bench.report.results import CellRecord, Group, dig, group_cells
 from bench.report.tables import describe_guarantee
@@ -265,7 +266,8 @@ def _entry(board: _Board, row: Row, opts: _Options,
             "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
             "privacy_valid": gp.valid, "adversary": gp.adversary or None,
             "n_w": None if nw is None else float(nw.mean), "pareto": False,
-            "mia": _mia(g), "audit": audits[k], "cells": _cells_json(g, opts.copies, opts.keys)})
+            "mia": _mia(g), "measures": point_measures(g), "audit": audits[k],
+            "cells": _cells_json(g, opts.copies, opts.keys)})
         points.append(pt)
         flags.append(gp.status)
     base = _baseline_for(board, row)
@@ -319,7 +321,7 @@ def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
             "utility": None if u is None else float(u.mean),
             "privacy": None if gp.stat is None else float(gp.stat.mean),
             "privacy_valid": gp.valid, "adversary": gp.adversary or None, "mia": _mia(g),
-            "cells": [r.hash for r in g.records]}
+            "measures": point_measures(g), "cells": [r.hash for r in g.records]}
 
 
 def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any]]) -> None:
@@ -437,6 +439,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "generated_by": f"bench {bench.__version__}" if stamp else None,
         "allow_mixed_versions": allow_mixed_versions,
         "privacy_adversary": adversary or HEADLINE,
+        "measure_labels": dict(MEASURE_LABELS),
         "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],

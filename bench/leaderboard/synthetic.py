@@ -27,6 +27,7 @@ import math
 import random
 from typing import Any
 
+from bench.report.measures import MEASURE_LABELS
 from bench.results.layout import METRICS, SPEC
 
 HOSTILE_MECHANISM = "<script>alert(1)</script>"
@@ -163,6 +164,15 @@ def _mia(idx: int, eps: float) -> dict[str, Any] | None:
             "attack": "loss_threshold", "valid": True}
 
 
+def _measures(idx: int, eps: float) -> dict[str, float] | None:
+    """Measures (``measure_labels`` keys) for every fourth entry; no random draw."""
+    if idx % 4:
+        return None
+    top1 = round(1 - math.exp(-0.3 * eps), 4)
+    return {"recon_top1": top1, "recon_chance": 0.07, "s_w": round(1 + 40 * math.exp(-eps), 4),
+            "link_top1": round(top1 / 2, 4)}
+
+
 def _entry(rng: random.Random, idx: int, board_id: str, board_key: tuple, cfg: tuple,
            base: dict[str, Any]) -> dict[str, Any]:
     model, mech, guarantee, sens, mapping, params = cfg
@@ -182,7 +192,7 @@ def _entry(rng: random.Random, idx: int, board_id: str, board_key: tuple, cfg: t
                        "privacy_ci": _ci(rng, p) if valid and not no_interval else None,
                        "privacy_valid": valid, "adversary": rng.choice(_ADVERSARIES),
                        "n_w": round(1 - math.exp(-0.2 * eps), 4), "pareto": False,
-                       "mia": _mia(idx, eps), "audit": None,
+                       "mia": _mia(idx, eps), "measures": _measures(idx, eps), "audit": None,
                        "cells": _cells(rng, eps, hostile=idx == 3)})
     audit = rng.choices(["PASS", "VIOLATION", "not audited"], [0.5, 0.06, 0.44])[0]
     for k, q in enumerate(points):  # a violation at the largest ε, the others passed
@@ -275,7 +285,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
             baselines[m] = {"model": m, "utility": round(rng.uniform(0.7, 0.92), 4),
                             "privacy": round(rng.uniform(0.0, 0.15), 4),
                             "privacy_valid": valid, "adversary": rng.choice(_ADVERSARIES),
-                            "mia": None,
+                            "mia": None, "measures": None,
                             "cells": [_hex(rng, 16) for _ in range(rng.randint(1, 3))]}
         mine = []
         for cfg in cfgs:
@@ -298,6 +308,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
         "schema": "bench-leaderboard", "schema_version": 1, "generated": _GENERATED,
         "generated_by": "bench 0.3.0 (synthetic)", "allow_mixed_versions": False,
         "privacy_adversary": "headline",
+        "measure_labels": dict(MEASURE_LABELS),
         "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95", "resamples": 1000},
         "sources": [{"id": s, "kind": k, "location": loc, "cells": counts[s],
                      "left_out": 1 if s == "s2" else 0} for s, k, loc in _SOURCES],

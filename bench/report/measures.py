@@ -51,8 +51,26 @@ COLUMNS: tuple[tuple[str, str, Getter, Getter | None], ...] = (
      _at("mia_low_fpr", "tpr_at_fpr_0.01", "ci")),
     ("tpr_01pct", "MIA TPR@0.1% FPR", _at("mia_low_fpr", "tpr_at_fpr_0.001", "tpr"),
      _at("mia_low_fpr", "tpr_at_fpr_0.001", "ci")),
+    ("rmia_auc", "RMIA AUC", _at("mia_rmia", "auc"), _at("mia_rmia", "auc_ci")),
+    ("rmia_tpr_1pct", "RMIA TPR@1% FPR", _at("mia_rmia", "tpr_at_fpr_0.01", "tpr"),
+     _at("mia_rmia", "tpr_at_fpr_0.01", "ci")),
 )
 """(key, header, value, interval) of every column a measures table may have."""
+
+
+def point_measures(g: Group) -> dict[str, float] | None:
+    """``{column key: mean over seeds}`` of the :data:`COLUMNS` a group's cells hold (None:
+    none), for the leaderboard's points."""
+    out = {}
+    for key, _header, get, _ci in COLUMNS:
+        st = g.stat(get)
+        if st is not None:
+            out[key] = float(st.mean)
+    return out or None
+
+
+MEASURE_LABELS: dict[str, str] = {key: header for key, header, _g, _c in COLUMNS}
+"""Column key -> its header (the leaderboard's ``measure_labels``)."""
 
 
 def measures_tables(groups: Sequence[Group], title_prefix: str = "") -> list[Table]:
@@ -88,7 +106,8 @@ def _table(ds: str, gs: list[Group], title_prefix: str, used: set[str]) -> Table
         "the attacker's candidates); S_w = distinct outputs of a word over repeated "
         "privatizations (Feyisetan et al. 2020); linkage = rate of privatized test documents "
         "whose original ranks first among all test originals, and mean reciprocal rank; MIA "
-        "TPR at a fixed FPR (Carlini et al. 2022).",
+        "TPR at a fixed FPR (Carlini et al. 2022); RMIA = membership inference calibrated "
+        "per record with reference models (Zarifzadeh et al. 2024).",
         "Values: mean ± half-width of the 95% t interval over seeds; one seed: the cell's "
         "bootstrap interval [lo, hi] where the measure has one."]
     return Table(unique_name(f"measures_{slug(ds)}", used),

@@ -190,7 +190,7 @@ _ENTRY_KEYS = {"id", "board", "dataset", "model", "mechanism", "sensitivity", "m
                "config", "suite_version", "guarantee", "audit", "score", "score_ci", "rank",
                "rank_flag", "points", "signed_by", "unsigned_cells"}
 _POINT_KEYS = {"epsilon", "utility", "utility_ci", "privacy", "privacy_ci", "privacy_valid",
-               "adversary", "n_w", "pareto", "mia", "audit", "cells"}
+               "adversary", "n_w", "pareto", "mia", "measures", "audit", "cells"}
 _PROV_KEYS = {"source", "suite_version", "commit", "machine", "date", "run_by", "sealed",
               "signer"}
 

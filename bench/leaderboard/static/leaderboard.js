@@ -189,6 +189,13 @@
     if (txt(m.attack) !== null) { s += " (" + m.attack + ")"; }
     return m.valid === true ? s : s + " (not valid on every seed)";
   }
+  var MLABELS = isObj(DATA.measure_labels) ? DATA.measure_labels : {};
+  function measuresText(m) {  // "Reconstruction top-1 0.337, S_w (mean) 12.1", or null
+    if (!isObj(m)) { return null; }
+    var bits = Object.keys(m).filter(function (k) { return num(m[k]) !== null; })
+      .map(function (k) { return (txt(MLABELS[k]) === null ? k : MLABELS[k]) + " " + f3(m[k]); });
+    return bits.length ? bits.join(", ") : null;
+  }
   function pointTitle(q) {
     var s = "\u03b5=" + fmtEps(q.epsilon) + ": utility " + withCi(q.utility, q.utility_ci);
     if (q.privacy_valid === false || num(q.privacy) === null) {
@@ -201,6 +208,8 @@
     if (num(q.n_w) !== null) { s += ", N_w " + f3(q.n_w); }
     var mia = miaText(q.mia);
     if (mia !== null) { s += ", " + mia; }
+    var ms = measuresText(q.measures);
+    if (ms !== null) { s += ", " + ms; }
     if (txt(q.audit) !== null) { s += ", audit " + q.audit; }
     if (q.pareto === true) { s += ", on the Pareto front"; }
     return s;
@@ -546,6 +555,7 @@
               (q.privacy_valid === true ? "" : " (validity unknown)"),
             "adversary " + (txt(q.adversary) === null ? "\u2014" : q.adversary),
             miaText(q.mia) || "no MIA",
+            measuresText(q.measures) || "no measures",
             "audit " + (txt(q.audit) === null ? "\u2014" : q.audit),
             q.pareto === true ? "on the Pareto front \u2605" : "not on the Pareto front",
             "score " + withCi(e.score, e.score_ci) + ", rank " +
