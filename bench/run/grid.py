@@ -63,10 +63,12 @@ class RunSummary:
                  f"{self.count('locked')} locked by another run; {len(self.skipped)} skipped "
                  f"({self.seconds:.1f} s)"]
         if self.stages:
-            total = max(self.seconds, 1e-9)
+            # shares of the time the cells spent (summed over the workers, so with --jobs N
+            # it exceeds the wall time above), not of the wall time
+            total = max(sum(self.stages.values()), 1e-9)
             parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
                               for k, v in self.stages.items())
-            lines.append(f"  time by stage: {parts}")
+            lines.append(f"  time by stage, summed over the cells: {parts}")
         if self.channels:
             c = self.channels
             lines.append(f"  informed channels: {c['computed']:.0f} computed "
