@@ -4,17 +4,17 @@ A measure (:mod:`bench.measures`) draws from its own random stream and reads wha
 stages produced without changing it, so a cell with measures M ∪ N has the same numbers as the
 cell with measures M, plus N's records. When a grid asks for a measure its cells do not have
 yet, :func:`add_measures` finds, for every cell of the grid that is not in the folder, a
-*source*: the sound cell that differs from it only in its measures (a subset of them, the
-current versions), and writes the new cell from the source's metrics plus the missing
-measures, computed from the cached privatized (and rewritten) corpus -- no model is trained,
-no attack rerun. A measure that needs the membership attacks' scores (``mia_low_fpr``) reruns
+*source*: the sound cell that differs from it only in its measures (fewer of them, or some at
+an older version: the one with the most of them at the current versions), and writes the new
+cell from the source's metrics plus the missing or outdated measures, computed from the cached
+privatized (and rewritten) corpus -- no model is trained, no attack rerun. A measure that needs the membership attacks' scores (``mia_low_fpr``) reruns
 the membership stage, and the new cell is written only if that stage reproduces the source's
 membership metrics bit for bit. The manifest's provenance records the source cell
 (``derived_from``: its hash, the measures added, the source's own provenance).
 
 A derived cell is what ``bench run`` would compute (``bench reference check --rerun``
 recomputes a cell in full and compares; the tests do it for a derived cell). Cells without a
-source (another configuration, a measure at another version) are left to ``bench run``.
+source (another configuration, another component version) are left to ``bench run``.
 
 Example:
     $ bench measure experiments/quickstart.yaml --results results/reference/quickstart
@@ -26,11 +26,9 @@ import copy
 import logging
 import time
 from dataclasses import dataclass, field
-from itertools import combinations
 from pathlib import Path
 
 from bench.grid import Cell, cell_hash, load_grid
-from bench.grid.frozen import freeze
 from bench.results import layout
 from bench.results.compare import comparable, differences
 from bench.results.locks import CellLock
@@ -64,50 +62,72 @@ class MeasureSummary:
         return "\n".join(lines) + "\n"
 
 
-def _variant(cell: Cell, names: tuple[str, ...] | None) -> Cell:
-    """``cell`` as a grid asking for the measures ``names`` (None: no ``measures`` setting)
-    would have expanded it."""
-    from dataclasses import replace
+def _identity(spec: dict) -> str:
+    """A stored or expanded spec without its measures (and without what names the cell): two
+    cells with the same identity differ at most in their measures and their versions."""
+    from bench.grid.frozen import canonical_json
 
-    from bench.measures import applicable, measure_versions
-
-    settings = {k: v for k, v in cell.settings.items() if k != "measures"}
-    if names is not None:
-        settings["measures"] = list(names)
-    versions = {k: v for k, v in cell.versions.items() if k != "measures"}
-    apply = applicable(cell, list(names or ()))
-    if apply:
-        versions["measures"] = measure_versions(apply)
-    return replace(cell, settings=freeze(settings), versions=freeze(versions))
+    out = {k: v for k, v in spec.items() if k not in ("hash", "name", "measures")}
+    out["settings"] = {k: v for k, v in (spec.get("settings") or {}).items() if k != "measures"}
+    return canonical_json(out)
 
 
-def find_source(cell: Cell, dataset_hash: str, results: Path) -> tuple[Cell, str] | None:
-    """The sound cell in ``results`` that differs from ``cell`` only in having fewer measures
-    (the most measures first), and its hash; None if there is none."""
-    wanted = tuple(sorted(cell.settings.get("measures") or ()))
-    options: list[tuple[str, ...] | None] = [
-        sub for k in range(len(wanted) - 1, -1, -1) for sub in combinations(wanted, k)]
-    options.append(None)
-    for names in options:
-        src = _variant(cell, names)
-        h = cell_hash(src, dataset_hash)
-        if cell_done(layout.cell_dir(results, h)):
-            return src, h
-    return None
+def folder_index(results: Path) -> dict[str, list[tuple[str, dict[str, str]]]]:
+    """The sound cells of ``results`` by :func:`_identity`: ``[(hash, {measure: version})]``."""
+    import json
+
+    from bench.measures import parse_versions
+
+    index: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    cells = layout.cells_dir(results)
+    if not cells.is_dir():
+        return index
+    for folder in sorted(p for p in cells.iterdir() if p.is_dir()):
+        if not cell_done(folder):
+            continue
+        try:
+            spec = json.loads((folder / layout.SPEC).read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(spec, dict):
+            continue
+        index.setdefault(_identity(spec), []).append(
+            (folder.name, parse_versions(spec.get("measures"))))
+    return index
 
 
-def derive_cell(cell: Cell, dataset_hash: str, source: Cell, source_hash: str,
+def find_source(cell: Cell, dataset_hash: str, index: dict[str, list[tuple[str, dict]]]
+                ) -> tuple[str, dict[str, str]] | None:
+    """The sound cell of the folder (``index``: :func:`folder_index`) that differs from
+    ``cell`` only in its measures -- fewer of them, or some at other versions -- with the
+    most of ``cell``'s measures at their current versions (ties: the lowest hash), and its
+    measures; None if there is none."""
+    from bench.measures import parse_versions
+
+    spec = cell.spec() | {"dataset_hash": dataset_hash}
+    wanted = parse_versions(cell.versions.get("measures"))
+    best = None
+    for h, have in index.get(_identity(spec), []):
+        kept = sum(have.get(n) == v for n, v in wanted.items())
+        if best is None or kept > best[0]:
+            best = (kept, h, have)
+    return None if best is None else (best[1], best[2])
+
+
+def derive_cell(cell: Cell, dataset_hash: str, source_hash: str, source_measures: dict[str, str],
                 results: Path) -> list[str]:
-    """Write ``cell`` from its source's metrics plus its missing measures; returns their
-    names. Raises ValueError where the membership stage does not reproduce the source's."""
+    """Write ``cell`` from its source's metrics plus the measures the source lacks or holds at
+    another version (recomputed); returns their names. The source's records of measures the
+    cell does not ask for are left out. Raises ValueError where the membership stage does not
+    reproduce the source's."""
     from bench.measures import compute_measures, parse_versions
     from bench.results.provenance import current
     from bench.run import stages
 
     t0 = time.perf_counter()
     src_metrics = copy.deepcopy(read_metrics(results, source_hash))
-    have = set(parse_versions(source.versions.get("measures")))
-    missing = [n for n in parse_versions(cell.versions.get("measures")) if n not in have]
+    wanted = parse_versions(cell.versions.get("measures"))
+    missing = [n for n, v in wanted.items() if source_measures.get(n) != v]
     run = stages.CellRun(cell, results)
     stages.load(run)
     stages.privatize(run)
@@ -127,8 +147,9 @@ def derive_cell(cell: Cell, dataset_hash: str, source: Cell, source_hash: str,
     added = compute_measures(stages.measure_input(cell, run), missing)
     metrics = dict(src_metrics)
     metrics["cell"] = cell.name
-    metrics["measures"] = {n: (added.get(n) or src_metrics["measures"][n])
-                           for n in parse_versions(cell.versions.get("measures"))}
+    metrics["measures"] = {n: (added.get(n) or src_metrics["measures"][n]) for n in wanted}
+    if not metrics["measures"]:
+        del metrics["measures"]
     runtime = dict(metrics.get("runtime") or {})
     runtime["measures_seconds"] = (runtime.get("measures_seconds") or 0.0) + \
         time.perf_counter() - t0
@@ -155,13 +176,14 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
     grid = load_grid(grid_path)
     hashes = dataset_hashes(grid)
     out = MeasureSummary()
+    index = folder_index(results)
     for cell in grid.cells:
         dh = hashes[(cell.dataset, cell.dataset_config, cell.seed)]
         h = cell_hash(cell, dh)
         if cell_done(layout.cell_dir(results, h)):
             out.present += 1
             continue
-        found = find_source(cell, dh, results) if "measures" in cell.versions else None
+        found = find_source(cell, dh, index) if "measures" in cell.versions else None
         if found is None:
             out.no_source.append(cell.name)
             continue
@@ -172,7 +194,7 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
         try:
             with threadpool_limits(limits=CELL_BLAS_THREADS):
                 added = derive_cell(cell, dh, *found, results)
-            out.derived.append((h, found[1], added))
+            out.derived.append((h, found[0], added))
         except Exception as e:  # one failing cell is reported and the others go on
             logger.error("bench measure: %s: %s", cell.name, e)
             out.failed.append((cell.name, f"{type(e).__name__}: {e}"))

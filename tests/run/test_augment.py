@@ -83,3 +83,30 @@ def test_a_cell_without_a_source_is_left_to_bench_run(folders, tmp_path):
     out = add_measures(grids["all"], tmp_path / "empty")
     assert out.derived == [] and len(out.no_source) == 2
     assert "2 without a source" in out.text()
+
+
+def test_an_outdated_measure_is_recomputed_from_its_source(folders, tmp_path, monkeypatch):
+    """Cells holding a measure at an older version are sources too: the measure is recomputed
+    at its current version, the rest kept, and the result equals a full run."""
+    import dataclasses
+
+    from bench.measures import MEASURES, measure
+
+    grids, _, full, *_ = folders
+    old = tmp_path / "old"
+    with monkeypatch.context() as mp:  # linkage at a version "0" that no longer exists
+        mp.setitem(MEASURES._entries, "linkage", dataclasses.replace(measure("linkage"),
+                                                                     version="0"))
+        mp.setattr(MEASURES, "_lazy", MEASURES._lazy - {"linkage"})
+        run_grid(grids["some"], results=old, mlflow=False)
+    before = _cells(old)
+    assert [m["measures"]["linkage"]["version"] for m, _ in before.values()
+            if "mech=none" not in m["cell"]] == ["0"]
+    out = add_measures(grids["all"], old)
+    assert len(out.derived) == 2 and not out.failed and not out.no_source
+    got, want = _cells(old), _cells(full)
+    for h, src, added in out.derived:
+        if "mech=none" not in got[h][0]["cell"]:
+            assert src in before and sorted(added) == ["linkage", "mia_low_fpr", "s_w"]
+    for h, (metrics, _) in want.items():
+        assert differences(comparable(metrics), comparable(got[h][0])) == [], h
