@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -56,6 +58,18 @@ class SearchMemo:
         self.size = size
         self._store: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.hits = 0
+        self.enabled = False
+        """Consulted only inside :meth:`active` (a corpus's privatization): the many searches
+        of a sampled channel or a measure would otherwise push a corpus's search out."""
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """Searches inside this block use the memo (:meth:`NeighborIndex.search`)."""
+        before, self.enabled = self.enabled, True
+        try:
+            yield
+        finally:
+            self.enabled = before
 
     def get(self, key: tuple, k: int) -> np.ndarray | None:
         """The stored winners' first k columns (a copy), or None."""
@@ -222,8 +236,10 @@ class NeighborIndex:
     def search(self, queries: np.ndarray, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest vocabulary rows of each query, nearest first.
 
-        A call over at least :data:`MEMO_MIN_ROWS` queries keeps its winners (before the
-        float64 re-rank) in :data:`SEARCH_MEMO`, keyed by the bytes of the vocabulary and of the
+        Inside ``SEARCH_MEMO.active()`` (a corpus's privatization,
+        :meth:`bench.privatize.Privatizer.privatize`), a call over at least
+        :data:`MEMO_MIN_ROWS` queries keeps its winners (before the float64 re-rank) in
+        :data:`SEARCH_MEMO`, keyed by the bytes of the vocabulary and of the
         queries: a later call with the same vectors and a k no larger reuses them instead of
         scoring the vocabulary again (the ``nearest`` and ``vickrey`` cells of one seed search
         the same noisy vectors, :func:`bench.run.grid.plan`). Their first k columns are what a
@@ -237,7 +253,8 @@ class NeighborIndex:
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
         cut = self.blocks() if k <= 3 and n >= 2 * self.tile else [(0, self.size)]
-        key = self._memo_key(queries, cut) if n >= MEMO_MIN_ROWS and k <= 3 else None
+        key = self._memo_key(queries, cut) if SEARCH_MEMO.enabled and n >= MEMO_MIN_ROWS \
+            and k <= 3 else None
         raw = SEARCH_MEMO.get(key, k) if key is not None else None
         if raw is None:
             raw = np.empty((n, k), dtype=np.int64)

@@ -39,7 +39,7 @@ from bench.guarantee import Guarantee
 from bench.mapping import Mapping, make_mapping
 from bench.mechanisms import Mechanism, make_mechanism
 from bench.mechanisms.departures import code_batches
-from bench.neighbors import NeighborIndex
+from bench.neighbors import SEARCH_MEMO, NeighborIndex
 from bench.sensitivity import SensitivityApproach, make_sensitivity
 
 logger = logging.getLogger(__name__)
@@ -213,8 +213,11 @@ class Privatizer:
         ids, oov_mask = self.embedding.encode(flat, self.oov)
         keep = ids >= 0  # with oov="keep" the OOV tokens pass through (flagged as leaking)
         batches = self.noise_batches(lengths)
-        out_ids, vectors = self.privatize_ids(ids[keep],
-                                              None if batches is None else batches[keep])
+        # the corpus's nearest-word search may answer another mapping's of the same noisy
+        # vectors (bench.neighbors.SEARCH_MEMO, bench.run.grid.plan)
+        with SEARCH_MEMO.active():
+            out_ids, vectors = self.privatize_ids(ids[keep],
+                                                  None if batches is None else batches[keep])
         bounds = np.cumsum(lengths)[:-1]
         tokens = vecs = None
         n_unchanged = None

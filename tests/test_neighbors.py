@@ -190,7 +190,7 @@ def test_memoised_search_answers_a_smaller_k_bit_for_bit(size):
     v, q = _tied_table_and_queries(rng, size, 50)
     q = np.vstack([q] * 4)[: max(nb.MEMO_MIN_ROWS, 4 * 256)]
     assert len(q) >= nb.MEMO_MIN_ROWS
-    with threadpool_limits(limits=1):
+    with threadpool_limits(limits=1), nb.SEARCH_MEMO.active():
         index = NeighborIndex(v)
         assert (len(index.blocks()) > 1) == (size == 6_000)
         nb.SEARCH_MEMO.clear()
@@ -215,6 +215,15 @@ def test_search_memo_misses_on_other_queries_or_vocabulary():
     q = rng.normal(size=(nb.MEMO_MIN_ROWS, 8))
     nb.SEARCH_MEMO.clear()
     a = NeighborIndex(v)
+    a.search(q, 2)  # outside SEARCH_MEMO.active(): not kept
+    a.search(q, 1)
+    assert nb.SEARCH_MEMO.hits == 0
+    with nb.SEARCH_MEMO.active():
+        _memo_checks(nb, a, v, q)
+    assert not nb.SEARCH_MEMO.enabled
+
+
+def _memo_checks(nb, a, v, q):
     a.search(q, 2)
     q2 = q.copy()
     q2[-1, -1] = np.nextafter(q2[-1, -1], np.inf)  # one query one step away: a new search
