@@ -7,9 +7,10 @@ yet, :func:`add_measures` finds, for every cell of the grid that is not in the f
 *source*: the sound cell that differs from it only in its measures (fewer of them, or some at
 an older version: the one with the most of them at the current versions), and writes the new
 cell from the source's metrics plus the missing or outdated measures, computed from the cached
-privatized (and rewritten) corpus -- no model is trained, no attack rerun. A measure that needs the membership attacks' scores (``mia_low_fpr``) reruns
-the membership stage, and the new cell is written only if that stage reproduces the source's
-membership metrics bit for bit. The manifest's provenance records the source cell
+privatized (and rewritten) corpus -- no model is trained, no attack rerun. A measure that
+needs the membership attacks (``mia_low_fpr``, ``mia_rmia``) reruns the membership stage, and
+the new cell is written only if that stage reproduces the source's membership metrics bit for
+bit. The manifest's provenance records the source cell
 (``derived_from``: its hash, the measures added, the source's own provenance).
 
 A derived cell is what ``bench run`` would compute (``bench reference check --rerun``
