@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,43 +58,52 @@ class SearchMemo:
     def __init__(self, size: int = 4) -> None:
         self.size = size
         self._store: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()  # a Dask worker may run cells in several threads
+        self._local = threading.local()
         self.hits = 0
-        self.enabled = False
-        """Consulted only inside :meth:`active` (a corpus's privatization): the many searches
-        of a sampled channel or a measure would otherwise push a corpus's search out."""
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this thread is inside :meth:`active`: the memo is consulted only while a
+        corpus is privatized, since the many searches of a sampled channel or of a measure
+        would otherwise push a corpus's search out."""
+        return getattr(self._local, "depth", 0) > 0
 
     @contextmanager
     def active(self) -> Iterator[None]:
-        """Searches inside this block use the memo (:meth:`NeighborIndex.search`)."""
-        before, self.enabled = self.enabled, True
+        """This thread's searches inside the block use the memo (:meth:`NeighborIndex.search`)."""
+        self._local.depth = getattr(self._local, "depth", 0) + 1
         try:
             yield
         finally:
-            self.enabled = before
+            self._local.depth -= 1
 
     def get(self, key: tuple, k: int) -> np.ndarray | None:
         """The stored winners' first k columns (a copy), or None."""
-        raw = self._store.get(key)
-        if raw is None or raw.shape[1] < k:
-            return None
-        self._store.move_to_end(key)
-        self.hits += 1
-        return raw[:, :k].copy()
+        with self._lock:
+            raw = self._store.get(key)
+            if raw is None or raw.shape[1] < k:
+                return None
+            self._store.move_to_end(key)
+            self.hits += 1
+            return raw[:, :k].copy()
 
     def put(self, key: tuple, raw: np.ndarray) -> None:
         """Keep ``raw`` (an (n, k) array of columns) under ``key``, unless more columns are
         already kept; the least recently used entry goes when full."""
-        old = self._store.get(key)
-        if old is None or old.shape[1] < raw.shape[1]:
-            self._store[key] = raw.copy()
-        self._store.move_to_end(key)
-        while len(self._store) > self.size:
-            self._store.popitem(last=False)
+        with self._lock:
+            old = self._store.get(key)
+            if old is None or old.shape[1] < raw.shape[1]:
+                self._store[key] = raw.copy()
+            self._store.move_to_end(key)
+            while len(self._store) > self.size:
+                self._store.popitem(last=False)
 
     def clear(self) -> None:
         """Forget every stored search."""
-        self._store.clear()
-        self.hits = 0
+        with self._lock:
+            self._store.clear()
+            self.hits = 0
 
 
 SEARCH_MEMO = SearchMemo()

@@ -239,3 +239,45 @@ def _memo_checks(nb, a, v, q):
     assert nb.SEARCH_MEMO.hits == 1
     a.search(q, 3)  # a larger k than stored: searched again
     assert nb.SEARCH_MEMO.hits == 1
+
+
+def test_search_memo_is_per_thread_and_safe_across_threads():
+    """A Dask worker may run cells in threads (each with its own index, as each cell has): one
+    thread's active() does not switch the memo on for another, and concurrent searches through
+    the shared memo give what each gives alone."""
+    import threading
+
+    import bench.neighbors as nb
+
+    rng = np.random.default_rng(6)
+    v = rng.normal(size=(700, 8))
+    qs = [rng.normal(size=(nb.MEMO_MIN_ROWS, 8)) for _ in range(6)]
+    index = NeighborIndex(v)
+    alone = [index.search(q, 2)[0] for q in qs]
+    nb.SEARCH_MEMO.clear()
+    seen: dict[int, bool] = {}
+    out: dict[int, list] = {}
+
+    def work(i):
+        index = NeighborIndex(v)
+        if i % 2:
+            with nb.SEARCH_MEMO.active():
+                out[i] = [index.search(q, 2)[0] for q in qs] + [index.search(q, 1)[0]
+                                                                for q in qs]
+                seen[i] = nb.SEARCH_MEMO.enabled
+        else:
+            out[i] = [index.search(q, 2)[0] for q in qs]
+            seen[i] = nb.SEARCH_MEMO.enabled
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {0: False, 1: True, 2: False, 3: True}
+    assert not nb.SEARCH_MEMO.enabled
+    for res in out.values():
+        for j, ids in enumerate(res[:6]):
+            np.testing.assert_array_equal(ids, alone[j])
+        for j, ids in enumerate(res[6:]):
+            np.testing.assert_array_equal(ids, alone[j][:, :1])
