@@ -80,3 +80,37 @@ def test_thesis_grid_axes():
     assert {c.seed for c in priv if c.model == "transformer"} == {0}
     assert {c.dataset for c, _ in g.skipped if "needs its data file" in _} == {
         "agnews", "trustpilot"}
+
+
+def _departures(c) -> frozenset[str]:
+    """The public code's departures (docs/findings.md, D1-D5) a trlaplace_code* cell keeps."""
+    m, rw = c.mechanism_params, c.rewriter_params
+    kept = {"D1": m.get("noise_shared") == "batch",
+            "D2": m.get("clip") is False and m.get("C") == 0.005,
+            "D3": bool(rw.get("train_embeddings")), "D4": rw.get("corpus") == "train",
+            "D5": bool(m.get("code_dimension"))}
+    return frozenset(d for d, on in kept.items() if on)
+
+
+def test_trlaplace_code_ablation_removes_one_departure_at_a_time():
+    """The ablation (trlaplace_code + trlaplace_code_public, with trlaplace_rewrite as the
+    DP-correct end): for every mechanism and budget, the code's setting, each departure removed
+    on its own (D5 only where it changes d', eps > 3.54 at d = 50), and none left, on the same
+    snippets, rewriter schedule and seeds."""
+    names = ("trlaplace_code", "trlaplace_code_public", "trlaplace_rewrite")
+    grids = {n: shipped(ROOT / "experiments" / f"{n}.yaml") for n in names}
+    cells = [c for n in names for c in grids[n].cells
+             if not c.is_baseline and c.dataset == "rt" and c.epsilon in (0.05, 1, 10)]
+    found: dict[tuple, set] = {}
+    for c in cells:
+        assert dict(c.dataset_config) == {"public": 3000, "subsample": 4000}
+        assert (c.rewriter_params.get("epochs", 10), c.seed in (0, 1)) == (10, True)
+        found.setdefault((c.mechanism, c.epsilon), set()).add(_departures(c))
+    assert sorted(found) == [(m, e) for m in ("gaussian", "laplace", "trlaplace")
+                             for e in (0.05, 1, 10)]
+    for (mech, eps), variants in found.items():
+        code = {"D1", "D2", "D3", "D4"} | ({"D5"} if mech == "trlaplace" else set())
+        want = {frozenset(code), frozenset()} | {frozenset(code - {d}) for d in code}
+        if mech == "trlaplace" and eps < 3.54:  # D5 changes nothing there: not run twice
+            want.discard(frozenset(code - {"D5"}))
+        assert variants == want, (mech, eps)
