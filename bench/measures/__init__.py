@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bench.measures.base import (
@@ -54,13 +55,16 @@ def applicable(cell: Any, names: list[str] | tuple[str, ...]) -> list[str]:
 def compute_measures(ctx: MeasureInput, names: list[str] | tuple[str, ...]
                      ) -> dict[str, dict[str, Any]]:
     """``{name: record}`` of the measures among ``names`` that apply to the cell; each record
-    carries its measure's ``version``."""
+    carries its measure's ``version`` and the ``seconds`` it took (a run-time measurement:
+    never compared by a rerun, :func:`bench.results.compare.comparable`)."""
     from bench.measures.base import as_record
 
     out: dict[str, dict[str, Any]] = {}
     for name in applicable(ctx.cell, names):
         m = measure(name)
-        out[name] = as_record(m.compute(ctx)) | {"version": m.version}
+        t0 = time.perf_counter()
+        out[name] = as_record(m.compute(ctx)) | {"version": m.version,
+                                                 "seconds": time.perf_counter() - t0}
     return out
 
 

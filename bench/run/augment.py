@@ -52,6 +52,8 @@ class MeasureSummary:
     failed: list[tuple[str, str]] = field(default_factory=list)
     """(cell name, why)."""
     seconds: float = 0.0
+    measures: dict[str, float] = field(default_factory=dict)
+    """Seconds per measure added, summed over the derived cells."""
 
     def text(self) -> str:
         """The summary ``bench measure`` prints."""
@@ -59,6 +61,9 @@ class MeasureSummary:
                  f"{self.present} already present, {len(self.no_source)} without a source "
                  f"(run them with bench run), {len(self.failed)} failed "
                  f"({self.seconds:.1f} s)"]
+        if self.measures:
+            lines.append("  measures added, summed over the cells: " + ", ".join(
+                f"{k} {v:.1f} s" for k, v in sorted(self.measures.items(), key=lambda kv: -kv[1])))
         lines += [f"  failed {name}: {why}" for name, why in self.failed]
         return "\n".join(lines) + "\n"
 
@@ -170,7 +175,7 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
     from threadpoolctl import threadpool_limits
 
     from bench.run.cell import CELL_BLAS_THREADS
-    from bench.run.grid import dataset_hashes
+    from bench.run.grid import dataset_hashes, measure_times
 
     t0 = time.perf_counter()
     results = Path(results)
@@ -196,6 +201,9 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
             with threadpool_limits(limits=CELL_BLAS_THREADS):
                 added = derive_cell(cell, dh, *found, results)
             out.derived.append((h, found[0], added))
+            got = measure_times([read_metrics(results, h)])
+            for name in added:
+                out.measures[name] = out.measures.get(name, 0.0) + got.get(name, 0.0)
         except Exception as e:  # one failing cell is reported and the others go on
             logger.error("bench measure: %s: %s", cell.name, e)
             out.failed.append((cell.name, f"{type(e).__name__}: {e}"))

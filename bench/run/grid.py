@@ -51,6 +51,8 @@ class RunSummary:
     channels: dict[str, float] = field(default_factory=dict)
     """The informed adversary's channels in the cells run: ``computed`` / ``reused`` (counts)
     and their ``computed_seconds`` / ``reused_seconds`` (:func:`_channel_counts`)."""
+    measures: dict[str, float] = field(default_factory=dict)
+    """Seconds per measure, summed over the cells run (:func:`measure_times`)."""
 
     def count(self, status: str) -> int:
         """Number of cells with this status."""
@@ -69,6 +71,9 @@ class RunSummary:
             parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
                               for k, v in self.stages.items())
             lines.append(f"  time by stage, summed over the cells: {parts}")
+        if self.measures:
+            lines.append("  measures, summed over the cells: " + ", ".join(
+                f"{k} {v:.1f} s" for k, v in sorted(self.measures.items(), key=lambda kv: -kv[1])))
         if self.channels:
             c = self.channels
             lines.append(f"  informed channels: {c['computed']:.0f} computed "
@@ -151,6 +156,17 @@ def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
     return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
 
 
+def measure_times(metrics: list[dict]) -> dict[str, float]:
+    """Seconds per measure summed over cells' metrics (the ``seconds`` of each record in
+    ``metrics["measures"]``; cells computed before measures recorded them add nothing)."""
+    out: dict[str, float] = {}
+    for m in metrics:
+        for name, rec in (m.get("measures") or {}).items():
+            if isinstance(rec, dict) and isinstance(rec.get("seconds"), (int, float)):
+                out[name] = out.get(name, 0.0) + float(rec["seconds"])
+    return out
+
+
 def _channel_counts(outcomes: list[CellResult]) -> dict[str, float]:
     """The informed adversary's channels computed and reused in the cells run in this
     invocation, and the seconds each took (their ``runtime``: :data:`bench.run.attacks.COSTS`);
@@ -219,7 +235,9 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     if mlflow:
         stages["mlflow"] = collector.log_s
     return RunSummary(grid.name, collector.outcomes, skipped, time.perf_counter() - t0, stages,
-                      warnings_, _channel_counts(collector.outcomes))
+                      warnings_, _channel_counts(collector.outcomes),
+                      measure_times([r.metrics for r in collector.outcomes
+                                     if r.status == "done"]))
 
 
 def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,

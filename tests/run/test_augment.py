@@ -50,12 +50,12 @@ def folders(tmp_path_factory):
     first = add_measures(grids["all"], derived)  # from the cells with linkage
     again = add_measures(grids["all"], derived)
     full = base / "full"
-    run_grid(grids["all"], results=full, mlflow=False)
-    return grids, derived, full, first, again
+    summary = run_grid(grids["all"], results=full, mlflow=False)
+    return grids, derived, full, first, again, summary
 
 
 def test_derived_cells_equal_a_full_run(folders):
-    grids, derived, full, first, _ = folders
+    grids, derived, full, first, *_ = folders
     assert len(first.derived) == 2 and not first.failed and not first.no_source
     got, want = _cells(derived), _cells(full)
     assert set(want) <= set(got)
@@ -64,7 +64,7 @@ def test_derived_cells_equal_a_full_run(folders):
 
 
 def test_the_provenance_names_the_source_and_what_was_added(folders):
-    _, derived, _, first, _ = folders
+    _, derived, _, first, *_ = folders
     cells = _cells(derived)
     for h, src, added in first.derived:
         prov = cells[h][1]["provenance"]["derived_from"]
@@ -73,8 +73,22 @@ def test_the_provenance_names_the_source_and_what_was_added(folders):
             assert "linkage" in cells[src][0]["measures"] and "linkage" not in added
 
 
+def test_each_measure_records_its_seconds_and_the_summaries_add_them(folders):
+    """Every measure record carries ``seconds`` (not compared by a rerun); ``bench run`` and
+    ``bench measure`` print them summed per measure."""
+    _, _, full, first, _, summary = folders
+    for metrics, _ in _cells(full).values():
+        for name, rec in metrics.get("measures", {}).items():
+            assert rec["seconds"] >= 0 and "seconds" not in comparable(rec), name
+    assert set(summary.measures) == {"s_w", "linkage", "mia_low_fpr"}
+    assert "measures, summed over the cells: " in summary.text()
+    added = {n for _, _, names in first.derived for n in names}
+    assert set(first.measures) == added and all(v > 0 for v in first.measures.values())
+    assert "measures added, summed over the cells: " in first.text()
+
+
 def test_a_second_run_finds_everything_present(folders):
-    *_, again = folders
+    *_, again, _ = folders
     assert again.derived == [] and again.present == 2 and again.failed == []
 
 
