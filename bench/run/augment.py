@@ -62,8 +62,10 @@ class MeasureSummary:
                  f"(run them with bench run), {len(self.failed)} failed "
                  f"({self.seconds:.1f} s)"]
         if self.measures:
-            lines.append("  measures added, summed over the cells: " + ", ".join(
-                f"{k} {v:.1f} s" for k, v in sorted(self.measures.items(), key=lambda kv: -kv[1])))
+            from bench.run.grid import measure_times_text
+
+            lines.append("  measures added, summed over the cells: "
+                         + measure_times_text(self.measures))
         lines += [f"  failed {name}: {why}" for name, why in self.failed]
         return "\n".join(lines) + "\n"
 

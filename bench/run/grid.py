@@ -72,8 +72,7 @@ class RunSummary:
                               for k, v in self.stages.items())
             lines.append(f"  time by stage, summed over the cells: {parts}")
         if self.measures:
-            lines.append("  measures, summed over the cells: " + ", ".join(
-                f"{k} {v:.1f} s" for k, v in sorted(self.measures.items(), key=lambda kv: -kv[1])))
+            lines.append("  measures, summed over the cells: " + measure_times_text(self.measures))
         if self.channels:
             c = self.channels
             lines.append(f"  informed channels: {c['computed']:.0f} computed "
@@ -165,6 +164,12 @@ def measure_times(metrics: list[dict]) -> dict[str, float]:
             if isinstance(rec, dict) and isinstance(rec.get("seconds"), (int, float)):
                 out[name] = out.get(name, 0.0) + float(rec["seconds"])
     return out
+
+
+def measure_times_text(times: dict[str, float]) -> str:
+    """``name seconds`` per measure, largest first (the summaries of ``bench run`` and
+    ``bench measure``)."""
+    return ", ".join(f"{k} {v:.1f} s" for k, v in sorted(times.items(), key=lambda kv: -kv[1]))
 
 
 def _channel_counts(outcomes: list[CellResult]) -> dict[str, float]:
