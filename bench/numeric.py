@@ -1,38 +1,53 @@
 """One numeric environment for every process that computes a cell, and the record of it.
 
-torch (ATen's vectorised kernels, oneDNN for the LSTM, MKL for BLAS) and NumPy/SciPy's OpenBLAS
-choose their kernels by the CPU's instruction set, and the kernels round differently: the last
-bits of a sum differ between an AVX2 and an AVX-512 CPU, and an LSTM trained on a few hundred
-documents turns those bits into a different model (measured: the quickstart's tem ε = 10 cell,
-utility macro-F1 0.920 on an AVX2-only CPU, 0.865 on an AVX-512 one). The *pinned* environment
-makes every x86-64 CPU with AVX2 run the same kernels, whatever else it supports:
+torch (ATen's vectorised kernels, oneDNN for the LSTM, MKL for BLAS) and NumPy (its own SIMD
+loops, OpenBLAS) choose their kernels at run time, by the CPU's instruction set *and vendor*,
+and the kernels round differently: an LSTM trained on a few hundred documents turns last-bit
+differences into a different model (measured: the quickstart's tem ε = 10 cell, utility
+macro-F1 0.920 on an AVX2-only AMD EPYC, 0.865 on an AVX-512 Intel Xeon). The *pinned*
+environment makes every x86-64 CPU with AVX2 run the same kernels, whatever its vendor and
+whatever else it supports:
 
-=====================  ===========  ==================================================
-variable               value        read by
-=====================  ===========  ==================================================
-``ATEN_CPU_CAPABILITY``  ``avx2``    torch's ATen, at its first vectorised kernel
-``ONEDNN_MAX_CPU_ISA``   ``AVX2``    oneDNN (torch's CPU LSTM), at its first primitive
-``MKL_CBWR``             ``AVX2``    MKL (torch's BLAS), conditional numerical
-                                     reproducibility; needs a fixed thread count, which
-                                     cells have (one thread each)
-``OPENBLAS_CORETYPE``    ``Haswell`` OpenBLAS (NumPy, SciPy), when the library is loaded
-=====================  ===========  ==================================================
+===========================  ==============  ================================================
+setting                      value           acts on
+===========================  ==============  ================================================
+``ATEN_CPU_CAPABILITY``      ``avx2``        torch's ATen, at its first vectorised kernel
+``MKL_CBWR``                 ``COMPATIBLE``  MKL (torch's BLAS): its conditional numerical
+                                             reproducibility branch that is the same on Intel
+                                             and non-Intel CPUs (``AVX2`` is honoured on Intel
+                                             CPUs only: MKL falls back to its AUTO branch on
+                                             AMD, which is how the first pin failed); needs
+                                             a fixed thread count, which cells have
+``OPENBLAS_CORETYPE``        ``Haswell``     OpenBLAS (NumPy, SciPy), when it is loaded
+``NPY_ENABLE_CPU_FEATURES``  ``X86_V3``      NumPy's own SIMD loops (AVX2 + FMA), not its
+                                             AVX-512 ones; set on x86-64 hosts with AVX2 and
+                                             NumPy >= 2.4 only (elsewhere NumPy would refuse
+                                             to import), recorded as a problem otherwise
+``ONEDNN_MAX_CPU_ISA``       ``AVX2``        oneDNN, should anything reach it
+torch's oneDNN               off             :func:`torch_threads` sets
+                                             ``torch.backends.mkldnn.enabled = False``: the
+                                             LSTM then runs on ATen and MKL (oneDNN's kernels
+                                             block by the cache sizes it detects, and it
+                                             promises no reproducibility across CPUs)
+===========================  ==============  ================================================
 
-``OPENBLAS_CORETYPE`` acts only if it is set before NumPy is imported, so :func:`pin` runs
-when ``bench`` is imported (``bench/__init__.py``), before any of its modules loads NumPy, and
-sets the variables in ``os.environ``: every process started from there (joblib's loky
-workers, a Dask ``LocalCluster``) inherits them. A Dask worker on another machine is started
-with ``bench dask-worker`` (:func:`worker_environment`), which starts ``dask worker`` with the
-same variables. In the pinned environment torch computes on the CPU even where CUDA is
+The variables act only if set before NumPy and torch are loaded, so :func:`pin` runs when
+``bench`` is imported (``bench/__init__.py``), before any of its modules loads NumPy, and sets
+them in ``os.environ``: every process started from there (joblib's loky workers, a Dask
+``LocalCluster``) inherits them. A Dask worker on another machine is started with
+``bench dask-worker`` (:func:`worker_environment`), which starts ``dask worker`` with the same
+variables. Every torch computation of a cell goes through :func:`torch_threads` (a fixed thread
+count, oneDNN off). In the pinned environment torch computes on the CPU even where CUDA is
 present (:func:`torch_device`): the reference is a CPU reference.
 
 ``BENCH_NUMERIC=native`` turns the pin off (a GPU run, a speed test): the libraries then choose
 their kernels themselves, and every cell says so. Each cell records the environment it was
 computed in (:func:`platform`, in its provenance): the mode, the settings in force, what the
-libraries report back (torch's CPU capability, each OpenBLAS's core type), the host CPU and the
-versions of the numeric libraries. :func:`platform` also checks that the pin took: a process
-that loaded NumPy before ``bench`` (so OpenBLAS chose its own kernels) is recorded as *not*
-pinned, with the reason, never as pinned.
+libraries report back (torch's CPU capability and oneDNN switch, each OpenBLAS's core type,
+NumPy's dispatched SIMD targets), the host CPU and the versions of the numeric libraries.
+:func:`platform` also checks that the pin took: a process that loaded NumPy before ``bench``
+(so OpenBLAS chose its own kernels) is recorded as *not* pinned, with the reason, never as
+pinned.
 
 Example:
     >>> import bench.numeric as numeric
@@ -42,6 +57,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -49,7 +65,7 @@ import platform as _platform
 import sys
 from functools import lru_cache
 from importlib import metadata
-from typing import Any
+from typing import Any, Iterator
 
 MODE_ENV = "BENCH_NUMERIC"
 """Environment variable choosing the numeric environment: ``pinned`` (default) or ``native``."""
@@ -59,10 +75,23 @@ MODES = ("pinned", "native")
 PINNED_SETTINGS: dict[str, str] = {
     "ATEN_CPU_CAPABILITY": "avx2",
     "ONEDNN_MAX_CPU_ISA": "AVX2",
-    "MKL_CBWR": "AVX2",
+    "MKL_CBWR": "COMPATIBLE",
     "OPENBLAS_CORETYPE": "Haswell",
+    "NPY_ENABLE_CPU_FEATURES": "X86_V3",
 }
 """The kernel settings of the pinned environment (see the module docstring)."""
+
+NUMPY_SETTING = "NPY_ENABLE_CPU_FEATURES"
+"""The one pinned variable that can stop NumPy from importing where it does not apply (a CPU
+without the ``X86_V3`` features, a NumPy that does not know the name): :func:`pin` sets it
+only where :func:`numpy_pin_applies`."""
+NUMPY_CONFLICT = "NPY_DISABLE_CPU_FEATURES"
+"""NumPy refuses to import with both this and :data:`NUMPY_SETTING` set: the pin removes it."""
+PINNED_NUMPY_SIMD = ["X86_V3"]
+"""NumPy's dispatched SIMD targets in force in the pinned environment (read back)."""
+X86_V3_FLAGS = ("avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe")
+"""``/proc/cpuinfo`` flags of the x86-64-v3 level (NumPy's ``X86_V3`` target; ``abm`` is how
+Linux names LZCNT)."""
 
 PINNED_OPENBLAS_CORE = "Haswell"
 """The core type every loaded OpenBLAS reports back in the pinned environment."""
@@ -110,9 +139,50 @@ def pin() -> None:
     if wanted != "pinned":
         _state["pinned_at_import"] = False
         return
-    os.environ.update(PINNED_SETTINGS)
+    settings = dict(PINNED_SETTINGS)
+    if not numpy_pin_applies():
+        settings.pop(NUMPY_SETTING)
+    os.environ.pop(NUMPY_CONFLICT, None)
+    os.environ.update(settings)
     _state["pinned_at_import"] = True
     _state["loaded_before"] = [m for m in ("numpy", "torch", "scipy") if m in sys.modules]
+
+
+def numpy_pin_applies() -> bool:
+    """Whether :data:`NUMPY_SETTING` can be set without stopping NumPy's import: an x86-64 host
+    with every :data:`X86_V3_FLAGS` flag, and a NumPy (>= 2.4) that names its targets
+    ``X86_V3`` (read from its metadata: NumPy is not imported)."""
+    if host_cpu()["machine"] not in ("x86_64", "AMD64") or not set(X86_V3_FLAGS) <= _cpu_flags():
+        return False
+    try:
+        major, minor = (int(x) for x in metadata.version("numpy").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (2, 4)
+
+
+def configure_torch(torch: Any) -> None:
+    """Apply the pinned environment's torch settings (oneDNN off) to a loaded torch; a no-op
+    with ``BENCH_NUMERIC=native``. Idempotent; :func:`torch_threads` calls it."""
+    if _effective_mode() == "pinned":
+        torch.backends.mkldnn.enabled = False
+
+
+@contextlib.contextmanager
+def torch_threads(num_threads: int) -> Iterator[Any]:
+    """Run torch computations with ``num_threads`` CPU threads and the pinned torch settings
+    (:func:`configure_torch`); yields the torch module. Every torch computation of a cell goes
+    through here: torch's default thread count is the machine's core count, and the order of a
+    parallel reduction depends on it."""
+    import torch
+
+    configure_torch(torch)
+    old = torch.get_num_threads()
+    torch.set_num_threads(num_threads)
+    try:
+        yield torch
+    finally:
+        torch.set_num_threads(old)
 
 
 def torch_device() -> str:
@@ -130,7 +200,9 @@ def worker_environment() -> dict[str, str]:
     with the pinned settings unless ``BENCH_NUMERIC=native``."""
     env = dict(os.environ)
     if _effective_mode() == "pinned":
-        env.update(PINNED_SETTINGS)
+        env.pop(NUMPY_CONFLICT, None)
+        env.update({k: v for k, v in PINNED_SETTINGS.items()
+                    if k != NUMPY_SETTING or numpy_pin_applies()})
         env[MODE_ENV] = "pinned"
     return env
 
@@ -143,25 +215,42 @@ def _effective_mode() -> str:
 
 
 @lru_cache(maxsize=1)
-def host_cpu() -> dict[str, str]:
-    """The host: architecture (``x86_64``) and the widest vector extension it has (``avx512``,
-    ``avx2``, ``avx``, ``sse``; ``unknown`` where ``/proc/cpuinfo`` cannot be read)."""
-    isa = "unknown"
+def _cpuinfo() -> dict[str, Any]:
+    """The first CPU's ``flags`` and ``vendor_id`` in ``/proc/cpuinfo`` (empty where it cannot
+    be read)."""
+    out: dict[str, Any] = {"flags": frozenset(), "vendor": "unknown"}
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            flags: set[str] = set()
             for line in f:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
+                if line.startswith("flags") and not out["flags"]:
+                    out["flags"] = frozenset(line.split(":", 1)[1].split())
+                elif line.startswith("vendor_id") and out["vendor"] == "unknown":
+                    out["vendor"] = line.split(":", 1)[1].strip() or "unknown"
+                if out["flags"] and out["vendor"] != "unknown":
                     break
-        for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx"),
-                           ("sse", "sse2")):
-            if flag in flags:
-                isa = name
-                break
     except OSError:
         pass
-    return {"machine": _platform.machine() or "unknown", "isa": isa}
+    return out
+
+
+def _cpu_flags() -> frozenset[str]:
+    return _cpuinfo()["flags"]
+
+
+@lru_cache(maxsize=1)
+def host_cpu() -> dict[str, str]:
+    """The host: architecture (``x86_64``), the widest vector extension it has (``avx512``,
+    ``avx2``, ``avx``, ``sse``; ``unknown`` where ``/proc/cpuinfo`` cannot be read) and the CPU
+    vendor (``GenuineIntel``, ``AuthenticAMD``; MKL dispatches on it)."""
+    isa = "unknown"
+    flags = _cpu_flags()
+    for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx"),
+                       ("sse", "sse2")):
+        if flag in flags:
+            isa = name
+            break
+    return {"machine": _platform.machine() or "unknown", "isa": isa,
+            "vendor": _cpuinfo()["vendor"]}
 
 
 @lru_cache(maxsize=1)
@@ -188,19 +277,33 @@ def _openblas_cores() -> list[str]:
                    if i.get("internal_api") == "openblas"})
 
 
+def _numpy_simd() -> list[str] | None:
+    """NumPy's dispatched SIMD targets in force (None where NumPy is not loaded)."""
+    if "numpy" not in sys.modules:
+        return None
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # pragma: no cover - NumPy < 2
+        return None
+    return [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+
+
 def _torch_readback() -> dict[str, Any]:
-    """torch's CPU capability and GPU, if torch is loaded (querying never loads it)."""
+    """torch's CPU capability, oneDNN switch and GPU, if torch is loaded (querying never loads
+    it)."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return {"torch_cpu_capability": None, "cuda": None}
+        return {"torch_cpu_capability": None, "torch_onednn": None, "cuda": None}
     cap = torch.backends.cpu.get_cpu_capability()
     cuda = None
     if torch.cuda.is_available():
         cuda = torch.cuda.get_device_name(0)
-    return {"torch_cpu_capability": str(cap), "cuda": cuda}
+    return {"torch_cpu_capability": str(cap), "torch_onednn": bool(torch.backends.mkldnn.enabled),
+            "cuda": cuda}
 
 
-def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict) -> list[str]:
+def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
+              simd: list[str] | None) -> list[str]:
     """Why a process that asked for the pinned environment does not have it."""
     out = []
     if not _state["pinned_at_import"]:
@@ -213,6 +316,13 @@ def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict)
         late = " (NumPy was loaded before bench)" if "numpy" in _state["loaded_before"] else ""
         out.append(f"OpenBLAS uses the {', '.join(wrong)} kernels, not "
                    f"{PINNED_OPENBLAS_CORE}{late}")
+    if simd is not None and simd != PINNED_NUMPY_SIMD:
+        late = " (NumPy was loaded before bench)" if "numpy" in _state["loaded_before"] else ""
+        out.append(f"NumPy dispatches to {', '.join(simd) or 'its baseline only'}, not "
+                   f"{', '.join(PINNED_NUMPY_SIMD)}{late}")
+    if torch_rb.get("torch_onednn"):
+        out.append("torch's oneDNN is on (a torch computation outside bench.numeric."
+                   "torch_threads)")
     cap = torch_rb["torch_cpu_capability"]
     if cap is not None and cap != PINNED_TORCH_CAPABILITY:
         out.append(f"torch uses its {cap} kernels, not {PINNED_TORCH_CAPABILITY}"
@@ -225,21 +335,24 @@ def platform() -> dict[str, Any]:
     """The numeric platform of this process, as a cell records it (``provenance.numeric``).
 
     Keys: ``mode`` (asked for), ``pinned`` (asked for *and* in force: every setting as pinned,
-    every loaded OpenBLAS and torch reporting the pinned kernels), ``problems`` (why not, when
-    pinned was asked for), ``settings`` (the four variables as in force), ``openblas``
-    (core types reported back), ``torch_cpu_capability`` and ``cuda`` (None where torch is not
-    loaded / sees no GPU), ``host`` (:func:`host_cpu`), ``versions`` (:func:`library_versions`)
+    every loaded OpenBLAS, NumPy and torch reporting the pinned kernels), ``problems`` (why not,
+    when pinned was asked for), ``settings`` (the variables of :data:`PINNED_SETTINGS` as in
+    force), ``openblas`` (core types reported back), ``numpy_simd`` (NumPy's dispatched targets),
+    ``torch_cpu_capability``, ``torch_onednn`` and ``cuda`` (None where torch is not loaded /
+    sees no GPU), ``host`` (:func:`host_cpu`), ``versions`` (:func:`library_versions`)
     and ``id``: cells with the same id were computed with the same kernels and library versions,
     so copies of one cell with the same id must agree bit for bit.
     """
     asked = _effective_mode()
     settings = {var: os.environ.get(var) for var in PINNED_SETTINGS}
     cores = _openblas_cores()
+    simd = _numpy_simd()
     torch_rb = _torch_readback()
-    problems = _problems(settings, cores, torch_rb) if asked == "pinned" else []
+    problems = _problems(settings, cores, torch_rb, simd) if asked == "pinned" else []
     rec: dict[str, Any] = {
         "mode": asked, "pinned": asked == "pinned" and not problems, "problems": problems,
-        "settings": settings, "openblas": cores, **torch_rb, "host": host_cpu(),
+        "settings": settings, "openblas": cores, "numpy_simd": simd, **torch_rb,
+        "host": host_cpu(),
         "versions": library_versions(),
     }
     rec["id"] = platform_id(rec)
@@ -260,7 +373,8 @@ def platform_id(rec: dict[str, Any]) -> str:
     else:
         host = rec.get("host") or {}
         key = {"settings": rec.get("settings"), "openblas": rec.get("openblas"),
-               "torch": rec.get("torch_cpu_capability"), "host": host, "versions": versions}
+               "numpy_simd": rec.get("numpy_simd"), "torch": rec.get("torch_cpu_capability"),
+               "onednn": rec.get("torch_onednn"), "host": host, "versions": versions}
         prefix = f"cpu-native-{host.get('isa', 'unknown')}"
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()[:8]
     return f"{prefix}-{digest}"
@@ -274,7 +388,9 @@ def describe(rec: dict[str, Any] | None) -> str:
     libs = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
     host = rec.get("host") or {}
     where = f"host {host.get('machine', '?')}/{host.get('isa', '?')}"
+    if host.get("vendor"):
+        where += f"/{host['vendor']}"
     if rec.get("pinned"):
-        return f"{rec.get('id')}: pinned AVX2 kernels, {where}; {libs}"
+        return f"{rec.get('id')}: pinned kernels, {where}; {libs}"
     why = "; ".join(rec.get("problems") or []) or "BENCH_NUMERIC=native"
     return f"{rec.get('id')}: NOT pinned ({why}), {where}; {libs}"

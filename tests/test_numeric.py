@@ -16,16 +16,26 @@ _PROBE = """
 import json, sys
 import bench, bench.numeric as n
 import numpy, torch
+with n.torch_threads(1):
+    torch.ones(3).sum()
+print(json.dumps(n.platform()))
+"""
+
+_BARE_TORCH = """
+import json
+import bench, bench.numeric as n
+import torch
 torch.ones(3).sum()
 print(json.dumps(n.platform()))
 """
 
 
-def _probe(env: dict[str, str], before: str = "") -> dict:
+def _probe(env: dict[str, str], before: str = "", code: str = _PROBE) -> dict:
     """The platform record of a fresh Python process (``before`` runs ahead of `import bench`)."""
     clean = {k: v for k, v in os.environ.items()
-             if k not in numeric.PINNED_SETTINGS and k != numeric.MODE_ENV}
-    out = subprocess.run([sys.executable, "-c", before + _PROBE], env=clean | env,
+             if k not in numeric.PINNED_SETTINGS and k not in (numeric.MODE_ENV,
+                                                               numeric.NUMPY_CONFLICT)}
+    out = subprocess.run([sys.executable, "-c", before + code], env=clean | env,
                          capture_output=True, text=True, timeout=120, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -36,9 +46,43 @@ def test_import_pins_every_setting_and_the_libraries_report_it_back():
     assert rec["settings"] == numeric.PINNED_SETTINGS
     assert rec["openblas"] == [numeric.PINNED_OPENBLAS_CORE]
     assert rec["torch_cpu_capability"] == numeric.PINNED_TORCH_CAPABILITY
+    assert rec["numpy_simd"] == numeric.PINNED_NUMPY_SIMD  # no AVX-512 loops, even on AVX-512
+    assert rec["torch_onednn"] is False
+    assert rec["settings"]["MKL_CBWR"] == "COMPATIBLE"  # the one MKL branch AMD CPUs honour too
     assert rec["id"].startswith("cpu-pinned-")
     assert rec["versions"]["numpy"] and rec["versions"]["torch"]
     assert rec["host"]["machine"] and rec["host"]["isa"] in ("avx2", "avx512")
+    assert rec["host"]["vendor"] != "unknown"
+
+
+def test_a_torch_computation_outside_torch_threads_is_not_recorded_as_pinned():
+    """torch's oneDNN (on by default) blocks its kernels by the CPU's cache sizes: a process
+    that computed with it is not pinned, and says why."""
+    rec = _probe({}, code=_BARE_TORCH)
+    assert rec["torch_onednn"] is True and rec["pinned"] is False
+    assert any("oneDNN is on" in p for p in rec["problems"]), rec["problems"]
+
+
+def test_a_users_numpy_feature_setting_neither_breaks_import_nor_the_pin():
+    """NumPy refuses to import with both NPY_DISABLE_CPU_FEATURES and NPY_ENABLE_CPU_FEATURES
+    set: the pin drops the user's."""
+    rec = _probe({numeric.NUMPY_CONFLICT: "X86_V3"})
+    assert rec["pinned"] is True and rec["numpy_simd"] == numeric.PINNED_NUMPY_SIMD
+
+
+def test_the_numpy_setting_is_left_out_where_numpy_would_refuse_it(monkeypatch):
+    """On a CPU without the x86-64-v3 features (or not x86 at all) NumPy would not import with
+    NPY_ENABLE_CPU_FEATURES=X86_V3: the pin leaves it out and the record says so."""
+    monkeypatch.setattr(numeric, "_cpuinfo", lambda: {"flags": frozenset({"sse2", "avx"}),
+                                                      "vendor": "GenuineIntel"})
+    assert numeric.numpy_pin_applies() is False
+    monkeypatch.delenv(numeric.NUMPY_SETTING, raising=False)
+    assert numeric.NUMPY_SETTING not in numeric.worker_environment()
+    numeric.pin()
+    assert numeric.NUMPY_SETTING not in os.environ
+    rec = numeric.platform()
+    assert rec["pinned"] is False
+    assert any(p.startswith(numeric.NUMPY_SETTING) for p in rec["problems"]), rec["problems"]
 
 
 def test_the_pin_overrides_a_users_shell():
@@ -70,7 +114,7 @@ def test_numpy_loaded_before_bench_is_caught_not_recorded_as_pinned():
 def test_platform_id_names_kernels_and_versions_not_the_host():
     rec = numeric.platform()
     assert rec["pinned"] is True  # this test process imported bench first (conftest)
-    other_host = dict(rec, host={"machine": "x86_64", "isa": "avx512"})
+    other_host = dict(rec, host={"machine": "x86_64", "isa": "avx512", "vendor": "AuthenticAMD"})
     assert numeric.platform_id(other_host) == rec["id"]
     newer = dict(rec, versions=dict(rec["versions"], numpy="99.0"))
     assert numeric.platform_id(newer) != rec["id"]

@@ -95,12 +95,13 @@ def minilm_embed(texts: Sequence[str]) -> np.ndarray:
 
     Documents go in a fixed order (longest first, ties by text) so the batches, whose padding
     the last bits depend on, are the same whatever order they were given in."""
-    import torch
+    from bench.models.base import default_threads
+    from bench.numeric import torch_threads
 
     tok, model = _minilm()
     order = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), texts[i]))
     out = np.empty((len(texts), model.config.hidden_size), dtype=np.float64)
-    with torch.no_grad():
+    with torch_threads(default_threads()) as torch, torch.no_grad():
         for a in range(0, len(order), BATCH):
             idx = order[a:a + BATCH]
             enc = tok([texts[i] for i in idx], padding=True, truncation=True,

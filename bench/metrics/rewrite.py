@@ -231,6 +231,7 @@ def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
 
     from bench.models.base import default_threads
     from bench.models.transformer import local_model_path
+    from bench.numeric import torch_threads
 
     _check(originals, privatized)
     path, layers, batch_size = str(model_path or local_model_path()), int(num_layers), \
@@ -242,9 +243,7 @@ def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
     idf_dict[tok.cls_token_id] = 0
     refs = [_as_text(o) for o in originals]
     hyps = [_as_text(p) for p in privatized]
-    old = torch.get_num_threads()
-    torch.set_num_threads(num_threads or default_threads())
-    try:
+    with torch_threads(num_threads or default_threads()):
         ref_stats = _reference_stats(refs, scorer, idf_dict, batch_size,
                                      (path, layers, batch_size))
         hyp_stats = _embed(hyps, scorer, idf_dict, batch_size)
@@ -254,8 +253,6 @@ def bertscore(originals: Sequence[Doc], privatized: Sequence[Doc], *,
                 r = _pad([ref_stats[t] for t in refs[start:start + batch_size]])
                 h = _pad([hyp_stats[t] for t in hyps[start:start + batch_size]])
                 f1.append(greedy_cos_idf(*r, *h, False)[2])
-    finally:
-        torch.set_num_threads(old)
     return float(torch.cat(f1).mean())
 
 

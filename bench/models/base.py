@@ -312,18 +312,15 @@ def torch_context(seed: int, num_threads: int | None) -> Iterator[None]:
     """Seed torch (forked global RNG, restored afterwards) and set the thread count.
 
     Everything random inside (initialisation, dropout) then depends on ``seed`` only; on CPU the
-    operations used here are deterministic, so the same seed gives the same model.
+    operations used here are deterministic, so the same seed gives the same model. The threads
+    and the pinned torch settings come from :func:`bench.numeric.torch_threads`.
     """
-    import torch
+    from bench.numeric import torch_threads
 
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(num_threads or default_threads())
-    try:
+    with torch_threads(num_threads or default_threads()) as torch:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             yield
-    finally:
-        torch.set_num_threads(old_threads)
 
 
 @lru_cache(maxsize=4)

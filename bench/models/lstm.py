@@ -71,6 +71,7 @@ from bench.models.base import (
     torch_context,
     torch_loss,
 )
+from bench.numeric import torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -317,14 +318,8 @@ class LSTMClassifier(Model):
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
         """Class probabilities (see :meth:`Model.predict_proba`)."""
-        import torch
-
         self._fitted()
         seqs = self._sequences(X)
-        old = torch.get_num_threads()
-        torch.set_num_threads(self.num_threads or default_threads())
-        try:
+        with torch_threads(self.num_threads or default_threads()):
             return self._proba(seqs)
-        finally:
-            torch.set_num_threads(old)
 

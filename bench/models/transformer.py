@@ -57,6 +57,7 @@ from bench.models.base import (
     torch_context,
     torch_loss,
 )
+from bench.numeric import torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -249,13 +250,7 @@ class TransformerClassifier(Model):
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:
         """Class probabilities (see :meth:`Model.predict_proba`)."""
-        import torch
-
         self._fitted()
         texts = self._texts(X)
-        old = torch.get_num_threads()
-        torch.set_num_threads(self.num_threads or default_threads())
-        try:
+        with torch_threads(self.num_threads or default_threads()):
             return self._proba(texts)
-        finally:
-            torch.set_num_threads(old)

@@ -58,6 +58,7 @@ import numpy as np
 from bench import numeric
 from bench.embeddings import UNK
 from bench.models.base import default_threads, torch_context
+from bench.numeric import torch_threads
 from bench.rewriters.base import PUBLIC_PART, Rewriter, check_pairs
 
 logger = logging.getLogger(__name__)
@@ -385,18 +386,13 @@ class AutoencoderRewriter(Rewriter):
         nonempty = np.flatnonzero(lengths)
         vocab = np.asarray(self.vocab_, dtype=object)
         self.net_.eval()
-        old = torch.get_num_threads()
-        torch.set_num_threads(self.num_threads or default_threads())
-        try:
-            with torch.no_grad():
-                for idx in self._batches(lengths[nonempty], None):
-                    rows = nonempty[idx]
-                    x, lens, *wids = self._tensors(noisy, rows, words=words)
-                    ids = self.net_.greedy(x, lens, self.start_id_, *wids).cpu().numpy()
-                    for r, i in enumerate(rows):
-                        out[i] = vocab[ids[r, : lengths[i]]].tolist()
-        finally:
-            torch.set_num_threads(old)
+        with torch_threads(self.num_threads or default_threads()), torch.no_grad():
+            for idx in self._batches(lengths[nonempty], None):
+                rows = nonempty[idx]
+                x, lens, *wids = self._tensors(noisy, rows, words=words)
+                ids = self.net_.greedy(x, lens, self.start_id_, *wids).cpu().numpy()
+                for r, i in enumerate(rows):
+                    out[i] = vocab[ids[r, : lengths[i]]].tolist()
         return out
 
     def loss(self, noisy: Sequence[np.ndarray], tokens: Sequence[Sequence[str]]) -> float:
@@ -415,17 +411,12 @@ class AutoencoderRewriter(Rewriter):
         self.net_.eval()
         total = 0.0
         loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-100, reduction="sum")
-        old = torch.get_num_threads()
-        torch.set_num_threads(self.num_threads or default_threads())
-        try:
-            with torch.no_grad():
-                for idx in self._batches(lengths[nonempty], None):
-                    rows = nonempty[idx]
-                    x, lens, y, prev, *ids = self._tensors(noisy, rows, targets,
-                                                           words=self._words(targets))
-                    logits = self.net_(x, lens, prev, *ids)
-                    total += float(loss_fn(logits.reshape(-1, logits.shape[-1]),
-                                           y.reshape(-1)).item())
-        finally:
-            torch.set_num_threads(old)
+        with torch_threads(self.num_threads or default_threads()), torch.no_grad():
+            for idx in self._batches(lengths[nonempty], None):
+                rows = nonempty[idx]
+                x, lens, y, prev, *ids = self._tensors(noisy, rows, targets,
+                                                       words=self._words(targets))
+                logits = self.net_(x, lens, prev, *ids)
+                total += float(loss_fn(logits.reshape(-1, logits.shape[-1]),
+                                       y.reshape(-1)).item())
         return total / int(lengths.sum())
