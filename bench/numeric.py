@@ -24,11 +24,11 @@ setting                      value           acts on
                                              NumPy >= 2.4 only (elsewhere NumPy would refuse
                                              to import), recorded as a problem otherwise
 ``ONEDNN_MAX_CPU_ISA``       ``AVX2``        oneDNN, should anything reach it
-torch's oneDNN               off             :func:`torch_threads` sets
-                                             ``torch.backends.mkldnn.enabled = False``: the
-                                             LSTM then runs on ATen and MKL (oneDNN's kernels
-                                             block by the cache sizes it detects, and it
-                                             promises no reproducibility across CPUs)
+torch's oneDNN               off             ``torch.backends.mkldnn.enabled = False`` as soon
+                                             as torch is imported (:func:`configure_torch`,
+                                             from an import hook :func:`pin` installs): the
+                                             LSTM then runs on ATen and MKL (oneDNN promises
+                                             bit-exactness only on the same hardware)
 ===========================  ==============  ================================================
 
 The variables act only if set before NumPy and torch are loaded, so :func:`pin` runs when
@@ -36,9 +36,10 @@ The variables act only if set before NumPy and torch are loaded, so :func:`pin` 
 them in ``os.environ``: every process started from there (joblib's loky workers, a Dask
 ``LocalCluster``) inherits them. A Dask worker on another machine is started with
 ``bench dask-worker`` (:func:`worker_environment`), which starts ``dask worker`` with the same
-variables. Every torch computation of a cell goes through :func:`torch_threads` (a fixed thread
-count, oneDNN off). In the pinned environment torch computes on the CPU even where CUDA is
-present (:func:`torch_device`): the reference is a CPU reference.
+variables. torch is configured when it is imported, whoever imports it (a plugin's model
+too), and bench's own torch computations run in :func:`torch_threads` (a fixed thread
+count). In the pinned environment torch computes on the CPU even where CUDA is present
+(:func:`torch_device`): the reference is a CPU reference.
 
 ``BENCH_NUMERIC=native`` turns the pin off (a GPU run, a speed test): the libraries then choose
 their kernels themselves, and every cell says so. Each cell records the environment it was
@@ -59,6 +60,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.abc
+import importlib.util
 import json
 import os
 import platform as _platform
@@ -146,6 +149,32 @@ def pin() -> None:
     os.environ.update(settings)
     _state["pinned_at_import"] = True
     _state["loaded_before"] = [m for m in ("numpy", "torch", "scipy") if m in sys.modules]
+    if "torch" in sys.modules:
+        configure_torch(sys.modules["torch"])
+    elif not any(isinstance(f, _TorchImportHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _TorchImportHook())
+
+
+class _TorchImportHook(importlib.abc.MetaPathFinder):
+    """Finds ``torch`` with the other finders and wraps its loader so that
+    :func:`configure_torch` runs right after torch is imported (then removes itself)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            configure_torch(module)
+
+        loader.exec_module = exec_module
+        return spec
 
 
 def numpy_pin_applies() -> bool:
@@ -163,7 +192,8 @@ def numpy_pin_applies() -> bool:
 
 def configure_torch(torch: Any) -> None:
     """Apply the pinned environment's torch settings (oneDNN off) to a loaded torch; a no-op
-    with ``BENCH_NUMERIC=native``. Idempotent; :func:`torch_threads` calls it."""
+    with ``BENCH_NUMERIC=native``. Idempotent; called when torch is imported (:func:`pin`'s
+    hook) and again by :func:`torch_threads`."""
     if _effective_mode() == "pinned":
         torch.backends.mkldnn.enabled = False
 
@@ -321,8 +351,7 @@ def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
         out.append(f"NumPy dispatches to {', '.join(simd) or 'its baseline only'}, not "
                    f"{', '.join(PINNED_NUMPY_SIMD)}{late}")
     if torch_rb.get("torch_onednn"):
-        out.append("torch's oneDNN is on (a torch computation outside bench.numeric."
-                   "torch_threads)")
+        out.append("torch's oneDNN is on (switched on after bench configured torch)")
     cap = torch_rb["torch_cpu_capability"]
     if cap is not None and cap != PINNED_TORCH_CAPABILITY:
         out.append(f"torch uses its {cap} kernels, not {PINNED_TORCH_CAPABILITY}"

@@ -55,12 +55,20 @@ def test_import_pins_every_setting_and_the_libraries_report_it_back():
     assert rec["host"]["vendor"] != "unknown"
 
 
-def test_a_torch_computation_outside_torch_threads_is_not_recorded_as_pinned():
-    """torch's oneDNN (on by default) blocks its kernels by the CPU's cache sizes: a process
-    that computed with it is not pinned, and says why."""
+def test_torch_is_configured_when_imported_and_oneDNN_switched_back_on_is_caught():
+    """torch's oneDNN (on by default) promises bit-exactness only on the same hardware: a bench
+    process switches it off as soon as torch is imported, outside torch_threads too (a plugin's
+    own torch code); a process that switched it back on is not recorded as pinned."""
     rec = _probe({}, code=_BARE_TORCH)
-    assert rec["torch_onednn"] is True and rec["pinned"] is False
-    assert any("oneDNN is on" in p for p in rec["problems"]), rec["problems"]
+    assert rec["torch_onednn"] is False and rec["pinned"] is True, rec["problems"]
+    before = _probe({}, before="import torch\n", code=_BARE_TORCH)  # torch loaded before bench
+    assert before["torch_onednn"] is False
+    on = _probe({}, code=_BARE_TORCH.replace("torch.ones(3).sum()",
+                                             "torch.backends.mkldnn.enabled = True"))
+    assert on["torch_onednn"] is True and on["pinned"] is False
+    assert any("oneDNN is on" in p for p in on["problems"]), on["problems"]
+    native = _probe({"BENCH_NUMERIC": "native"}, code=_BARE_TORCH)
+    assert native["torch_onednn"] is True  # native: the libraries' own choice
 
 
 def test_a_users_numpy_feature_setting_neither_breaks_import_nor_the_pin():
@@ -123,6 +131,8 @@ def test_platform_id_names_kernels_and_versions_not_the_host():
 
 
 def test_pinned_cells_compute_on_the_cpu_and_workers_inherit_the_pin(monkeypatch):
+    import torch  # noqa: F401  (imported while pinned, as in a cell: the hook configures it)
+
     assert numeric.torch_device() == "cpu"
     env = numeric.worker_environment()
     assert all(env[k] == v for k, v in numeric.PINNED_SETTINGS.items())
@@ -160,3 +170,44 @@ def test_dask_worker_refuses_clearly_without_dask(monkeypatch, capsys):
     monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
     assert main(["dask-worker", "tcp://127.0.0.1:1"]) == 2
     assert "`dask` command is not installed" in capsys.readouterr().err
+
+
+PROBE_DIGESTS = {
+    "cpu-pinned-76cac3dd": {"mkl_sgemm": "63373df5da3459a6", "lstm": "f9dc453c3887c182",
+                            "numpy_loops": "4827011563747271",
+                            "openblas_dgemm": "8d1a2f835db8b37e"},
+}
+"""`bench platform --probe` in the pinned environment, by platform id (the id changes with the
+settings and library versions), as computed on the AVX-512 Intel Xeon that regenerated the
+references. The pin promises these digests on every x86-64 CPU with AVX2: a machine that gives
+others names the library whose kernels differ (docs/reference.md). `lstm_onednn` is not
+promised (oneDNN is off in the pin) and not checked."""
+
+
+def test_the_probes_give_the_recorded_digests_on_this_cpu():
+    """The portability claim itself, per library: the same bits here as where the references
+    were made. A library upgrade changes the platform id; record the new digests with it."""
+    from bench.tools.numeric_probe import run_probes
+
+    rec = numeric.platform()
+    assert rec["pinned"] is True, rec["problems"]
+    assert rec["id"] in PROBE_DIGESTS, (
+        f"no recorded probe digests for platform {rec['id']} (library versions or pin settings "
+        "changed): record `bench platform --probe` here, with the references regenerated")
+    got = run_probes()
+    assert numeric.platform()["pinned"] is True  # the oneDNN probe switched it back off
+    differ = {k: (v, got[k]) for k, v in PROBE_DIGESTS[rec["id"]].items() if got[k] != v}
+    assert not differ, (f"kernels that differ from the reference machine's on "
+                        f"{numeric.describe(rec)}: {differ}")
+    assert run_probes() == got  # and the same twice in one process
+
+
+def test_cli_platform(capsys):
+    assert main(["platform"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cpu-pinned-") and '"numpy_simd"' in out
+    assert main(["platform", "--probe"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["probe", "digest"]
+    assert [line.split()[0] for line in out[2:]] == ["mkl_sgemm", "lstm", "lstm_onednn",
+                                                     "numpy_loops", "openblas_dgemm"]

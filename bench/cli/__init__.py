@@ -67,7 +67,7 @@ from bench.cli.grid import (
 )
 from bench.cli.report import add_leaderboard_parser, add_report_parser
 from bench.cli.sign import add_keygen_parser, add_sign_parser
-from bench.cli.tools import add_demo_parser, add_perf_parser
+from bench.cli.tools import add_demo_parser, add_perf_parser, add_platform_parser
 
 __all__ = [
     "EXIT_USAGE",
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_parser(sub)
     add_embeddings_parser(sub)
     add_perf_parser(sub)
+    add_platform_parser(sub)
     add_audit_parser(sub)
     add_validate_parser(sub)
     add_run_parser(sub)

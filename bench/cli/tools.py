@@ -1,10 +1,12 @@
 """The commands of the maintainer tools (:mod:`bench.tools`): ``bench perf`` (tokens/s per
-mechanism, ``--peers`` against other packages) and ``bench demo`` (BBC News through every
-mechanism). The tools are imported only when one of these commands runs.
+mechanism, ``--peers`` against other packages), ``bench demo`` (BBC News through every
+mechanism) and ``bench platform`` (the numeric platform, ``--probe``: digests to compare two
+machines with). The tools are imported only when one of these commands runs.
 
 Example:
     $ bench perf --tokens 20000
     $ bench demo
+    $ bench platform --probe
 """
 
 from __future__ import annotations
@@ -33,6 +35,32 @@ def cmd_demo(args) -> str:
     from bench.tools.perf import run_demo
 
     return run_demo()
+
+
+def cmd_platform(args) -> str:
+    """``bench platform``: this process's numeric platform record (:func:`bench.numeric.platform`)
+    as one line and as JSON; ``--probe`` adds :mod:`bench.tools.numeric_probe`'s digests."""
+    if args.probe:
+        from bench.tools.numeric_probe import probe_text
+
+        return probe_text()
+    import json
+
+    import numpy  # noqa: F401  (loaded as a cell loads it, so OpenBLAS and NumPy report back)
+
+    from bench.numeric import describe, platform
+
+    rec = platform()
+    return describe(rec) + "\n" + json.dumps(rec, indent=2, sort_keys=True) + "\n"
+
+
+def add_platform_parser(sub) -> None:
+    """``bench platform``: the numeric platform, optionally with the probes' digests."""
+    pl = sub.add_parser("platform", help="this machine's numeric platform (--probe: digests of "
+                                         "small computations, to compare two machines)")
+    pl.add_argument("--probe", action="store_true",
+                    help="also compute the probes of bench.tools.numeric_probe (a few seconds)")
+    pl.set_defaults(func=cmd_platform)
 
 
 def add_perf_parser(sub) -> None:
