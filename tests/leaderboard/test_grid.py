@@ -146,7 +146,8 @@ def test_committed_page_renders_in_chromium(dump_dom) -> None:
     plots = dom.split('<div id="plots"', 1)[1].split("</div>", 1)[0]
     assert plots.count("<svg") == len(doc["boards"])
     baselines = dom.split('<ul id="baselines"', 1)[1].split("</ul>", 1)[0]
-    assert baselines.count("<li>") == 1 and "lstm: U 0.871" in baselines
+    (base,) = doc["boards"][0]["baselines"]  # the page shows the document's baseline, rounded
+    assert baselines.count("<li>") == 1 and f"lstm: U {base['utility']:.3f}" in baselines
 
 
 def test_board_without_private_attribute_lists_its_values_in_chromium(dump_dom) -> None:
