@@ -142,11 +142,8 @@ def pin() -> None:
     if wanted != "pinned":
         _state["pinned_at_import"] = False
         return
-    settings = dict(PINNED_SETTINGS)
-    if not numpy_pin_applies():
-        settings.pop(NUMPY_SETTING)
     os.environ.pop(NUMPY_CONFLICT, None)
-    os.environ.update(settings)
+    os.environ.update(_settings_to_set())
     _state["pinned_at_import"] = True
     _state["loaded_before"] = [m for m in ("numpy", "torch", "scipy") if m in sys.modules]
     if "torch" in sys.modules:
@@ -175,6 +172,14 @@ class _TorchImportHook(importlib.abc.MetaPathFinder):
 
         loader.exec_module = exec_module
         return spec
+
+
+def _settings_to_set() -> dict[str, str]:
+    """:data:`PINNED_SETTINGS` as :func:`pin` and :func:`worker_environment` set them: without
+    :data:`NUMPY_SETTING` where NumPy would refuse it (:func:`numpy_pin_applies`)."""
+    if numpy_pin_applies():
+        return dict(PINNED_SETTINGS)
+    return {k: v for k, v in PINNED_SETTINGS.items() if k != NUMPY_SETTING}
 
 
 def numpy_pin_applies() -> bool:
@@ -231,8 +236,7 @@ def worker_environment() -> dict[str, str]:
     env = dict(os.environ)
     if _effective_mode() == "pinned":
         env.pop(NUMPY_CONFLICT, None)
-        env.update({k: v for k, v in PINNED_SETTINGS.items()
-                    if k != NUMPY_SETTING or numpy_pin_applies()})
+        env.update(_settings_to_set())
         env[MODE_ENV] = "pinned"
     return env
 
@@ -341,13 +345,12 @@ def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
     for var, want in PINNED_SETTINGS.items():
         if settings.get(var) != want:
             out.append(f"{var}={settings.get(var)!r} in force, the pin is {want!r}")
+    late = " (NumPy was loaded before bench)" if "numpy" in _state["loaded_before"] else ""
     wrong = [c for c in cores if c != PINNED_OPENBLAS_CORE]
     if wrong:
-        late = " (NumPy was loaded before bench)" if "numpy" in _state["loaded_before"] else ""
         out.append(f"OpenBLAS uses the {', '.join(wrong)} kernels, not "
                    f"{PINNED_OPENBLAS_CORE}{late}")
     if simd is not None and simd != PINNED_NUMPY_SIMD:
-        late = " (NumPy was loaded before bench)" if "numpy" in _state["loaded_before"] else ""
         out.append(f"NumPy dispatches to {', '.join(simd) or 'its baseline only'}, not "
                    f"{', '.join(PINNED_NUMPY_SIMD)}{late}")
     if torch_rb.get("torch_onednn"):

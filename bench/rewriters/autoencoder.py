@@ -58,7 +58,6 @@ import numpy as np
 from bench import numeric
 from bench.embeddings import UNK
 from bench.models.base import default_threads, torch_context
-from bench.numeric import torch_threads
 from bench.rewriters.base import PUBLIC_PART, Rewriter, check_pairs
 
 logger = logging.getLogger(__name__)
@@ -386,7 +385,7 @@ class AutoencoderRewriter(Rewriter):
         nonempty = np.flatnonzero(lengths)
         vocab = np.asarray(self.vocab_, dtype=object)
         self.net_.eval()
-        with torch_threads(self.num_threads or default_threads()), torch.no_grad():
+        with numeric.torch_threads(self.num_threads or default_threads()), torch.no_grad():
             for idx in self._batches(lengths[nonempty], None):
                 rows = nonempty[idx]
                 x, lens, *wids = self._tensors(noisy, rows, words=words)
@@ -411,7 +410,7 @@ class AutoencoderRewriter(Rewriter):
         self.net_.eval()
         total = 0.0
         loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-100, reduction="sum")
-        with torch_threads(self.num_threads or default_threads()), torch.no_grad():
+        with numeric.torch_threads(self.num_threads or default_threads()), torch.no_grad():
             for idx in self._batches(lengths[nonempty], None):
                 rows = nonempty[idx]
                 x, lens, y, prev, *ids = self._tensors(noisy, rows, targets,

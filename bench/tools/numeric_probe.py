@@ -53,11 +53,15 @@ def probe_mkl_sgemm() -> str:
         return _digest((a @ b).numpy(), (c @ d).numpy())
 
 
-def _lstm(onednn: bool) -> str:
+def _lstm(onednn: bool | None) -> str:
+    """The LSTM steps; ``onednn`` switches torch's oneDNN for them (None: as the environment
+    set it), restored afterwards."""
     from bench.numeric import torch_threads
 
     with torch_threads(1) as torch:
-        torch.backends.mkldnn.enabled = onednn
+        before = torch.backends.mkldnn.enabled
+        if onednn is not None:
+            torch.backends.mkldnn.enabled = onednn
         try:
             lstm = torch.nn.LSTM(50, 64, batch_first=True)
             head = torch.nn.Linear(64, 5)
@@ -77,15 +81,12 @@ def _lstm(onednn: bool) -> str:
                 opt.step()
             return _digest(*(p.detach().numpy() for p in params))
         finally:
-            from bench.numeric import configure_torch
-
-            torch.backends.mkldnn.enabled = True
-            configure_torch(torch)  # back to the environment's setting
+            torch.backends.mkldnn.enabled = before
 
 
 def probe_lstm() -> str:
     """Three Adam steps of a 50 -> 64 LSTM with a linear head, as the environment runs it."""
-    return _lstm(onednn=False) if _pinned() else _lstm(onednn=True)
+    return _lstm(onednn=None)
 
 
 def probe_lstm_onednn() -> str:
@@ -119,15 +120,6 @@ PROBES: dict[str, Callable[[], str]] = {
     "openblas_dgemm": probe_openblas_dgemm,
 }
 """The probes, in the order printed."""
-
-
-def _pinned() -> bool:
-    from bench.numeric import mode
-
-    try:
-        return mode() == "pinned"
-    except ValueError:
-        return True
 
 
 def run_probes() -> dict[str, str]:
