@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Regenerates the committed references under pin v2 with the parked code (informed 2 and the
+# reference grids' measures, commit 2a95c98), resuming from the cells already staged here.
+# Usage (from the repository root, with `make install` done):
+#   setsid nohup bash staging/regen.sh > /tmp/regen/log 2>&1 &
+#   bash staging/regen.sh --save     # copy finished cells into staging/<grid>/cells (then commit)
+# Stop it with `kill -- -<PGID>` (its process group), never pkill: loky workers outlive pkill.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CODE=2a95c9823f28f6af9a5d297e4c03df29c97b8bac    # main before the parking revert 89e3601
+WT=/tmp/wt; OUT=/tmp/regen
+GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart"
+save() {
+  for g in $GRIDS; do
+    [ -d "$OUT/$g/cells" ] || continue
+    mkdir -p "$ROOT/staging/$g/cells"
+    for c in "$OUT/$g/cells"/*/; do
+      h=$(basename "$c"); [ -f "$c/manifest.json" ] || continue
+      # only cells this code computed (a results folder may hold older ones)
+      grep -q "\"commit\": \"$CODE\"" "$c/manifest.json" || continue
+      [ -d "$ROOT/staging/$g/cells/$h" ] || cp -r "$c" "$ROOT/staging/$g/cells/$h"
+    done
+    echo "$g: $(ls "$ROOT/staging/$g/cells" | wc -l) cells staged"
+  done
+}
+if [ "${1:-}" = --save ]; then save; exit 0; fi
+[ -d "$WT" ] || git -C "$ROOT" worktree add --detach "$WT" "$CODE"
+[ "$(git -C "$WT" rev-parse HEAD)" = "$CODE" ] || { echo "$WT is not at $CODE" >&2; exit 1; }
+mkdir -p "$OUT"
+for g in $GRIDS; do
+  mkdir -p "$OUT/$g/cells"
+  if [ -d "$ROOT/staging/$g/cells" ]; then      # resume: the staged cells are not recomputed
+    for c in "$ROOT/staging/$g/cells"/*/; do
+      h=$(basename "$c"); [ -d "$OUT/$g/cells/$h" ] || cp -r "$c" "$OUT/$g/cells/$h"
+    done
+  fi
+  echo "== $g $(date -u +%FT%TZ)"
+  (cd "$WT" && PYTHONPATH="$WT" nice -n 10 "$ROOT/.venv/bin/bench" run "experiments/$g.yaml" \
+      --results "$OUT/$g" --jobs 2 --no-mlflow)
+  echo "== $g done $(date -u +%FT%TZ)"
+done
