@@ -34,3 +34,33 @@ def test_t_interval_and_paired_differences():
                    lambda m: m["x"])
     assert fmt_delta(noise).endswith("(ns)")
     assert fmt((0.5, 0.4, 0.6, 3)) == "0.500 ± 0.100" and fmt((0.5, 0.5, 0.5, 1)) == "0.500"
+
+
+def _measured_cell(mech, eps, seed, recon, unchanged, link, n_w):
+    spec = {"mechanism": {"name": mech, "params": {}}, "sensitivity": {"name": "none"},
+            "mapping": {"name": "nearest" if mech == "mvl" else "none"},
+            "epsilon": "inf" if mech == "none" else eps, "seed": seed}
+    metrics = {"n_w": n_w, "mia": {"mia_auc": 0.6}, "measures": {
+        "reconstruction": {"map_top1": {"rate": recon}, "unchanged": {"rate": unchanged},
+                           "chance_top1": 0.04},
+        "linkage": {"top1": link, "chance_top1": 0.01},
+        "mia_low_fpr": {"tpr_at_fpr_0.01": {"tpr": 0.05}, "tpr_at_fpr_0.001": {"tpr": 0.0}}}}
+    return {"spec": spec, "metrics": metrics}
+
+
+def test_measures_section_rows_from_planted_cells():
+    from bench.tools.findings.measures import measures_section
+
+    assert measures_section({}) == []
+    assert measures_section({"tem": [{"spec": {}, "metrics": {"n_w": 1.0}}]}) == []
+    cells = [_measured_cell("mvl", 10, s, 0.5 + 0.01 * s, 0.4 + 0.01 * s, 0.9, 0.4)
+             for s in range(3)] + [_measured_cell("none", None, s, 1, 1, 1, 1) for s in range(3)]
+    text = "\n".join(measures_section({"tem": cells}))
+    row = next(line for line in text.splitlines() if line.startswith("| mvl + nearest, ε = 10 "))
+    # MAP 0.51 ± spread, MAP − unchanged exactly +0.1 in every seed: significant, zero width
+    assert "| 3 | 0.400 ± 0.000 | 0.510 ± 0.025 | " in row
+    assert "+0.100 [+0.100, +0.100]" in row and "(ns)" not in row
+    assert "| 0.900 ± 0.000 | – | 0.010 ± 0.000 | – |" in row     # no MiniLM, no S_w
+    assert "baseline (ε = ∞) | 3 | 0.600 ± 0.000 | 0.050 ± 0.000 | 0.000 ± 0.000 | – | – |" \
+        in text
+    assert "| none" not in text                                      # baselines: no text row

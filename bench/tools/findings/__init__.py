@@ -20,6 +20,8 @@ from pathlib import Path
 
 from bench.reference import REFERENCE_ROOT
 from bench.tools.findings.consts import BEGIN, END, MAPPINGS, SENSITIVITY
+from bench.tools.findings.measures import GRIDS as MEASURE_GRIDS
+from bench.tools.findings.measures import measures_section
 from bench.tools.findings.stats import fmt, fmt_delta, load, paired, t_interval, values
 from bench.tools.findings.tem import tem_section
 from bench.tools.findings.thesis import model_cells, thesis_section, transformer_section
@@ -42,6 +44,7 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
     lines += trlaplace_section(load("trlaplace", root))
     lines += ["### TrLaplace rewrite grid (`trlaplace_rewrite`)", ""]
     lines += trlaplace_rewrite_section(load("trlaplace_rewrite", root))
+    lines += measures_section({g: load(g, root) for g in MEASURE_GRIDS})
     lines.append(END)
     return "\n".join(lines) + "\n"
 
