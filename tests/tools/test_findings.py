@@ -64,3 +64,46 @@ def test_measures_section_rows_from_planted_cells():
     assert "baseline (ε = ∞) | 3 | 0.600 ± 0.000 | 0.050 ± 0.000 | 0.000 ± 0.000 | – | – |" \
         in text
     assert "| none" not in text                                      # baselines: no text row
+
+
+def _rewrite_cell(params, seed, n_w, train_embeddings=True, dataset="rt", mech="laplace"):
+    rw = {"name": "autoencoder", "params": {"train_embeddings": True} if train_embeddings else {}}
+    spec = {"dataset": {"name": dataset}, "mechanism": {"name": mech, "params": params},
+            "sensitivity": {"name": "none"}, "mapping": {"name": "none"}, "rewriter": rw,
+            "epsilon": 1.0, "seed": seed}
+    rewrite = {"n_w": n_w, "rouge1": n_w, "bleu": n_w, "bertscore": n_w, "loss": 1 - n_w}
+    return {"spec": spec, "metrics": {"utility": {"macro_f1": 0.5}, "rewrite": rewrite}}
+
+
+def test_ablation_variants_read_from_specs_and_paired_effects():
+    from bench.tools.findings.ablation import ablation_section, departures, groups, variant
+
+    code = {"C": 0.005, "clip": False, "noise_shared": "batch", "batch_sentences": 1024}
+    assert departures("trlaplace_code", {"name": "trlaplace",
+                                         "params": {**code, "code_dimension": True}},
+                      {"params": {"train_embeddings": True}}) == {"D1", "D2", "D3", "D4", "D5"}
+    assert variant("laplace", frozenset({"D1", "D2", "D3", "D4"})) == "code"
+    assert variant("trlaplace", frozenset({"D1", "D2", "D3", "D4"})) == "-D5"
+    assert variant("laplace", frozenset({"D1", "D3"})) is None      # two removed: no row
+    no_d1 = {"C": 0.005, "clip": False}
+    no_d2 = {"C": 1.0, "noise_shared": "batch", "batch_sentences": 1024}
+    grids = {
+        "trlaplace_code": [_rewrite_cell(code, s, 0.7) for s in (0, 1)]
+        + [_rewrite_cell(no_d1, s, 0.1 + 0.01 * s) for s in (0, 1)]
+        + [_rewrite_cell(no_d2, s, 0.05) for s in (0, 1)]
+        + [_rewrite_cell(code, s, 0.69, train_embeddings=False) for s in (0, 1)],
+        "trlaplace_code_public": [_rewrite_cell(code, s, 0.6) for s in (0, 1)],
+        "trlaplace_rewrite": [_rewrite_cell({"C": 1.0}, s, 0.04, False) for s in (0, 1)]
+        + [_rewrite_cell({"C": 1.0}, s, 0.9, False, dataset="yelp") for s in (0, 1)],
+    }
+    g = groups(grids)
+    assert sorted(v for _, v, _ in g) == ["-D1", "-D2", "-D3", "-D4", "code", "dp"]
+    assert [m["rewrite"]["n_w"] for m in g[("laplace", "dp", 1.0)].values()] == [0.04, 0.04]
+    text = "\n".join(ablation_section(grids))
+    effect = {line[2:].split(" (")[0]: line for line in text.splitlines()
+              if line.startswith("| D") or line.startswith("| all")}
+    # N_w: removing D2 loses 0.65 in both seeds; removing D1 loses 0.6 and 0.59
+    assert "| 2 | +0.000 [+0.000, +0.000] (ns) | -0.650 [-0.650, -0.650] |" in effect["D2"]
+    assert "-0.595 [" in effect["D1"] and "(ns)" not in effect["D1"].split(" | ")[3]
+    assert "-0.660 [-0.660, -0.660]" in effect["all"]
+    assert ablation_section({"trlaplace_rewrite": grids["trlaplace_rewrite"]}) == []

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 from bench.reference import REFERENCE_ROOT
+from bench.tools.findings.ablation import GRIDS as ABLATION_GRIDS
+from bench.tools.findings.ablation import ablation_section
 from bench.tools.findings.consts import BEGIN, END, MAPPINGS, SENSITIVITY
 from bench.tools.findings.measures import GRIDS as MEASURE_GRIDS
 from bench.tools.findings.measures import measures_section
@@ -44,6 +46,7 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
     lines += trlaplace_section(load("trlaplace", root))
     lines += ["### TrLaplace rewrite grid (`trlaplace_rewrite`)", ""]
     lines += trlaplace_rewrite_section(load("trlaplace_rewrite", root))
+    lines += ablation_section({g: load(g, root) for g in ABLATION_GRIDS})
     lines += measures_section({g: load(g, root) for g in MEASURE_GRIDS})
     lines.append(END)
     return "\n".join(lines) + "\n"
