@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CODE=2a95c9823f28f6af9a5d297e4c03df29c97b8bac    # main before the parking revert 89e3601
 WT=/tmp/wt; OUT=/tmp/regen
-GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart"
+GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart trlaplace_code trlaplace_code_public"
 save() {
   for g in $GRIDS; do
     [ -d "$OUT/$g/cells" ] || continue
