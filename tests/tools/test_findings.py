@@ -107,3 +107,20 @@ def test_ablation_variants_read_from_specs_and_paired_effects():
     assert "-0.595 [" in effect["D1"] and "(ns)" not in effect["D1"].split(" | ")[3]
     assert "-0.660 [-0.660, -0.660]" in effect["all"]
     assert ablation_section({"trlaplace_rewrite": grids["trlaplace_rewrite"]}) == []
+
+
+def test_dimension_rows_put_a_claim_of_both_grids_side_by_side(monkeypatch):
+    from bench.tools.findings.dimension import dimension_rows, dimension_section
+    from bench.tools.findings.stats import load
+
+    monkeypatch.chdir(ROOT)
+    tem = load("tem")
+    assert dimension_rows({"tem": tem}, {}) == [] and dimension_section({"tem": tem}, {}, {}) == []
+    rows = dimension_rows({"tem": tem}, {"tem_100d": tem})   # the same cells on both sides
+    assert len(rows) == len({c["spec"]["epsilon"] for c in tem
+                             if c["spec"]["mechanism"]["name"] == "tem"})
+    for row in rows:
+        label, a, b = row.strip("| ").split(" | ")
+        assert a == b and "[" in a, row                          # a paired interval, both sides
+    only_100 = dimension_rows({}, {"tem_100d": tem})
+    assert all(" | – | " in row for row in only_100)        # no 50-d cells: a dash

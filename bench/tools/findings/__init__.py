@@ -22,6 +22,7 @@ from bench.reference import REFERENCE_ROOT
 from bench.tools.findings.ablation import GRIDS as ABLATION_GRIDS
 from bench.tools.findings.ablation import ablation_section
 from bench.tools.findings.consts import BEGIN, END, MAPPINGS, SENSITIVITY
+from bench.tools.findings.dimension import PAIRS, dimension_section
 from bench.tools.findings.measures import GRIDS as MEASURE_GRIDS
 from bench.tools.findings.measures import measures_section
 from bench.tools.findings.stats import fmt, fmt_delta, load, paired, t_interval, values
@@ -47,9 +48,23 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
     lines += ["### TrLaplace rewrite grid (`trlaplace_rewrite`)", ""]
     lines += trlaplace_rewrite_section(load("trlaplace_rewrite", root))
     lines += ablation_section({g: load(g, root) for g in ABLATION_GRIDS})
+    lines += _dimension(root)
     lines += measures_section({g: load(g, root) for g in MEASURE_GRIDS})
     lines.append(END)
     return "\n".join(lines) + "\n"
+
+
+def _dimension(root: str | Path) -> list[str]:
+    """The 100-d repetitions beside their 50-d grids (nothing until a 100-d grid has cells)."""
+    grids100 = {g100: load(g100, root) for _, g100 in PAIRS}
+    if not any(grids100.values()):
+        return []
+    grids50 = {g50: load(g50, root) for g50, _ in PAIRS}
+    render_one = {"thesis_100d": lambda c: thesis_section(model_cells(c, "lstm")),
+                  "tem_100d": tem_section, "trlaplace_100d": trlaplace_section,
+                  "trlaplace_rewrite_100d": trlaplace_rewrite_section}
+    sections = {g: render_one[g](c) for g, c in grids100.items() if c}
+    return dimension_section(grids50, grids100, sections)
 
 
 def main(argv: list[str] | None = None) -> int:

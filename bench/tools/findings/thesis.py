@@ -26,7 +26,8 @@ from bench.tools.findings.stats import (
 # Thesis (Riecker 2023) on thesis_reference
 # --------------------------------------------------------------------------------------------
 
-def tg_thresholds(vocab_size: int = 50_000) -> list[tuple[str, float, float]]:
+def tg_thresholds(vocab_size: int = 50_000, embedding: str = "glove-6b-50d"
+                  ) -> list[tuple[str, float, float]]:
     """Per sensitivity approach: Δmin of the transformed public vocabulary and the smallest ε
     for which truncated_gumbel's noise scale is defined, (2(1 + ln|W|) + 3)/Δmin (Riecker 2023,
     Alg. 1; :meth:`bench.mechanisms.truncated_gumbel.TruncatedGumbel.noise_scale`)."""
@@ -35,7 +36,7 @@ def tg_thresholds(vocab_size: int = 50_000) -> list[tuple[str, float, float]]:
     from bench.embeddings import load_embedding
     from bench.sensitivity import make_sensitivity, min_pairwise_distance
 
-    emb = load_embedding("glove-6b-50d", vocab_size)
+    emb = load_embedding(embedding, vocab_size)
     out = []
     quiet = logging.getLogger("bench.sensitivity")
     level, quiet.level = quiet.level, logging.ERROR  # jl warns that 50 d is below its m
@@ -84,6 +85,8 @@ def _thesis_utility_table(cells: list[dict], eps: list[float],
     lines.append("|---|---|" + "---:|" * len(eps))
     for sens in SENSITIVITY:
         for mp in MAPPINGS:
+            if not by_seed(cells, mechanism="mvl", sensitivity=sens, mapping=mp):
+                continue                   # a grid without this row (thesis_100d: nearest only)
             row = []
             for e in eps:
                 g = by_seed(cells, mechanism="mvl", sensitivity=sens, mapping=mp, epsilon=e)
@@ -112,7 +115,8 @@ def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]])
     lines = ["- **truncated_gumbel is undefined below** ε > (2(1 + ln|W|) + 3)/Δmin "
              "(Riecker 2023, Alg. 1; |W| = 50,000, Δmin exact over the transformed "
              "vocabulary): " + "; ".join(f"{n} {e:.1f} (Δmin {d:.4f})"
-                                         for n, d, e in tg_thresholds()) + "."]
+                                         for n, d, e in tg_thresholds(
+                                             embedding=embedding_of(cells))) + "."]
     tg_eps = sorted({k[4] for k in tg})
     if len(tg_eps) >= 2:
         parts = []
@@ -221,6 +225,14 @@ def _positive_same_model(learn: dict[tuple, dict[int, dict]], base: dict[int, di
         st = t_interval(diffs)
         pos_model += bool(st[3] and st[0] > 0)
     return pos_model
+
+
+def embedding_of(cells: list[dict]) -> str:
+    """The embedding the cells used (``settings.embedding``; every cell of a grid shares it)."""
+    names = {c["spec"].get("settings", {}).get("embedding", "glove-6b-50d") for c in cells}
+    if len(names) != 1:
+        raise ValueError(f"the cells use {len(names)} embeddings ({sorted(names)}), expected one")
+    return names.pop()
 
 
 def model_cells(cells: list[dict], model: str) -> list[dict]:

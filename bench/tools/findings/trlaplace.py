@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from bench.embeddings import EMBEDDINGS
 from bench.metrics import METRICS
 from bench.report.results import fmt_eps
 from bench.tools.findings.stats import (
@@ -18,19 +19,21 @@ from bench.tools.findings.stats import (
     utility,
     values,
 )
+from bench.tools.findings.thesis import embedding_of
 
 # --------------------------------------------------------------------------------------------
 # TrLaplace (Huang et al. 2024) on trlaplace
 # --------------------------------------------------------------------------------------------
 
 def noise_variance(mechanism: str, epsilon: float, params: dict, n: int = 4000,
-                   seed: int = 0) -> float:
+                   seed: int = 0, embedding: str = "glove-6b-50d") -> float:
     """Empirical per-coordinate variance of an additive mechanism's noise, fitted on the public
-    vocabulary (10,000 GloVe words, 50 d): the mean square of ``n`` seeded noise draws."""
+    vocabulary (the 10,000 most frequent words of ``embedding``): the mean square of ``n``
+    seeded noise draws."""
     from bench.privatize import Privatizer
 
     p = Privatizer.build(mechanism=mechanism, epsilon=epsilon, mapping="none", seed=seed,
-                         vocab_size=10_000, mechanism_params=dict(params))
+                         vocab_size=10_000, mechanism_params=dict(params), embedding=embedding)
     return float(np.mean(p.mechanism.noise(n) ** 2))
 
 
@@ -79,16 +82,18 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
                  "differences have a 95% interval above 0: "
                  + ", ".join(f"{n} {a} of {b}" for n, (a, b) in order_ok.items()) + ".")
     parts = []
+    emb = embedding_of(cells)
+    dim = getattr(EMBEDDINGS.get(emb), "dim", "d")
     for e in (0.5, 1.0, 5.0, 10.0):
         row = []
         for name, params, lab in (("trlaplace", {"C": 1.0}, "trlaplace"),
                                   ("laplace", {"C": 1.0}, "laplace"),
                                   ("gaussian", {"C": 1.0} if e <= 1 else
                                    {"C": 1.0, "calibration": "analytic"}, "gaussian")):
-            row.append(f"{lab} {noise_variance(name, e, params):.4g}")
+            row.append(f"{lab} {noise_variance(name, e, params, embedding=emb):.4g}")
         parts.append(f"ε={fmt_eps(e)}: " + ", ".join(row))
-    lines.append("- **noise variance per coordinate** (empirical, 4,000 draws × 50 coordinates, "
-                 "C = 1; gaussian analytic above ε = 1): " + "; ".join(parts) + ".")
+    lines.append(f"- **noise variance per coordinate** (empirical, 4,000 draws × {dim} "
+                 "coordinates, C = 1; gaussian analytic above ε = 1): " + "; ".join(parts) + ".")
     lines.append("")
     return lines
 

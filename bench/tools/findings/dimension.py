@@ -1,0 +1,105 @@
+"""The findings whose caveat was "50-d GloVe only", side by side at 50 and 100 dimensions
+(issue 25 item 4): each 100-d grid repeats a 50-d reference grid with ``settings.embedding:
+glove-6b-100d`` and nothing else changed (``experiments/*_100d.yaml``).
+
+Example:
+    >>> dimension_rows({}, {})
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from bench.report.results import fmt_eps
+from bench.tools.findings.stats import (
+    at_chance,
+    by_seed,
+    fmt,
+    fmt_delta,
+    paired,
+    t_interval,
+    utility,
+    values,
+)
+
+PAIRS = (("thesis_reference", "thesis_100d"), ("tem", "tem_100d"),
+         ("trlaplace", "trlaplace_100d"), ("trlaplace_rewrite", "trlaplace_rewrite_100d"))
+"""(50-d grid, its 100-d repetition)."""
+
+
+def _one(cells: list[dict], **match) -> dict[int, dict]:
+    return next(iter(by_seed(cells, **match).values()), {})
+
+
+def _chance_count(cells: list[dict], eps: float) -> str:
+    """How many sensitivity approaches' mvl + nearest cells are at chance in every seed."""
+    g = by_seed([c for c in cells if c["spec"]["model"]["name"] == "lstm"], mechanism="mvl",
+                mapping="nearest", epsilon=eps)
+    if not g:
+        return "–"
+    n = sum(all(at_chance(m) for m in s.values()) for s in g.values())
+    return f"{n} of {len(g)}"
+
+
+def _tem_gap(cells: list[dict], eps: float) -> str:
+    return fmt_delta(paired(_one(cells, mechanism="tem", epsilon=eps),
+                            _one(cells, mechanism="mvl", epsilon=eps), utility))
+
+
+def _n_w(cells: list[dict], mech: str, eps: float, get: Callable[[dict], float]) -> str:
+    return fmt(t_interval(values(_one(cells, mechanism=mech, epsilon=eps), get)))
+
+
+def _rows(grid: str, cells: list[dict]) -> list[tuple[str, Callable[[list[dict]], str]]]:
+    """(label, statistic of a grid's cells) for the claims a pair of grids tests."""
+    def eps_of(mech: str) -> list[float]:
+        return sorted({k[4] for k in by_seed(cells, mechanism=mech)})
+    if grid == "thesis_reference":
+        return [(f"thesis: mvl + nearest at chance in every seed, ε = {fmt_eps(e)} "
+                 "(sensitivity approaches)", lambda c, e=e: _chance_count(c, e))
+                for e in eps_of("mvl")]
+    if grid == "tem":
+        return [(f"tem − mvl utility, ε = {fmt_eps(e)} (TEM paper: tem ahead at ε = 2)",
+                 lambda c, e=e: _tem_gap(c, e)) for e in eps_of("tem")]
+    if grid == "trlaplace":
+        return [(f"trlaplace: N_w of {m} + nearest, ε = {fmt_eps(e)}",
+                 lambda c, m=m, e=e: _n_w(c, m, e, lambda x: x["n_w"]))
+                for m in ("trlaplace", "gaussian", "laplace") for e in (1.0, 20.0)]
+    if grid == "trlaplace_rewrite":
+        return [(f"trlaplace_rewrite: rewritten N_w of trlaplace, ε = {fmt_eps(e)} (paper: 0.705 "
+                 "at ε = 0.05)" if e == 0.05 else
+                 f"trlaplace_rewrite: rewritten N_w of trlaplace, ε = {fmt_eps(e)}",
+                 lambda c, e=e: _n_w(c, "trlaplace", e, lambda x: x["rewrite"]["n_w"]))
+                for e in (0.05, 1.0, 20.0)]
+    return []
+
+
+def dimension_rows(grids50: Mapping[str, list[dict]], grids100: Mapping[str, list[dict]]
+                   ) -> list[str]:
+    """The side-by-side table's rows for every pair whose 100-d grid has cells."""
+    rows = []
+    for g50, g100 in PAIRS:
+        a, b = grids50.get(g50, []), grids100.get(g100, [])
+        if not b:
+            continue
+        rows += [f"| {label} | {stat(a) if a else '–'} | {stat(b)} |"
+                 for label, stat in _rows(g50, b)]
+    return rows
+
+
+def dimension_section(grids50: Mapping[str, list[dict]], grids100: Mapping[str, list[dict]],
+                      sections: Mapping[str, list[str]]) -> list[str]:
+    """The 50 d vs 100 d table, then each 100-d grid's own section (``sections``: its lines,
+    rendered by the 50-d grid's section function)."""
+    rows = dimension_rows(grids50, grids100)
+    if not rows:
+        return []
+    out = ["### At 100 dimensions (`*_100d` grids, GloVe 6B 100d)", "",
+           "The same grids with 100-d GloVe instead of 50-d (everything else equal); mean ± 95% t "
+           "half-width over seeds, differences paired per seed, (ns) where the interval "
+           "contains 0.", "", "| claim | 50 d | 100 d |", "|---|---:|---:|"] + rows + [""]
+    for _, g100 in PAIRS:
+        if grids100.get(g100):
+            out += [f"#### `{g100}`", ""] + list(sections.get(g100, []))
+    return out
