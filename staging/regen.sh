@@ -4,6 +4,7 @@
 # Usage (from the repository root, with `make install` done):
 #   setsid nohup bash staging/regen.sh > /tmp/regen/log 2>&1 &
 #   bash staging/regen.sh --save     # copy finished cells into staging/<grid>/cells (then commit)
+#   JOBS=1 bash staging/regen.sh trlaplace_code trlaplace_code_public   # only these grids
 # Stop it with `kill -- -<PGID>` (its process group), never pkill: loky workers outlive pkill.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +25,7 @@ save() {
   done
 }
 if [ "${1:-}" = --save ]; then save; exit 0; fi
+if [ $# -gt 0 ]; then GRIDS="$*"; fi
 [ -d "$WT" ] || git -C "$ROOT" worktree add --detach "$WT" "$CODE"
 [ "$(git -C "$WT" rev-parse HEAD)" = "$CODE" ] || { echo "$WT is not at $CODE" >&2; exit 1; }
 mkdir -p "$OUT"
@@ -36,6 +38,6 @@ for g in $GRIDS; do
   fi
   echo "== $g $(date -u +%FT%TZ)"
   (cd "$WT" && PYTHONPATH="$WT" nice -n 10 "$ROOT/.venv/bin/bench" run "experiments/$g.yaml" \
-      --results "$OUT/$g" --jobs 2 --no-mlflow)
+      --results "$OUT/$g" --jobs "${JOBS:-2}" --no-mlflow)
   echo "== $g done $(date -u +%FT%TZ)"
 done
