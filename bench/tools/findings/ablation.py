@@ -15,9 +15,10 @@ A cell's variant is read from its spec (mechanism parameters, rewriter parameter
 belongs to), never from its name, so a renamed grid cannot mislabel a row.
 
 Example:
-    >>> departures("trlaplace_code", {"name": "laplace", "params": {"C": 0.005, "clip": False}},
-    ...            {"params": {"train_embeddings": True}})
-    frozenset({'D2', 'D3', 'D4'})
+    >>> sorted(departures("trlaplace_code",
+    ...                   {"name": "laplace", "params": {"C": 0.005, "clip": False}},
+    ...                   {"params": {"train_embeddings": True}}))
+    ['D2', 'D3', 'D4']
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bench.report.results import fmt_eps
-from bench.tools.findings.stats import fmt, fmt_delta, key, t_interval, utility, values
+from bench.tools.findings.stats import fmt_delta, key, summary, t_interval, utility
 
 GRIDS = ("trlaplace_code", "trlaplace_code_public", "trlaplace_rewrite")
 DEPARTURES = ("D1", "D2", "D3", "D4", "D5")
@@ -132,8 +133,7 @@ def ablation_table(g: Mapping[tuple[str, str, float], dict[int, dict]]) -> list[
                 if not seeds:
                     continue
                 out.append(f"| {fam} | {fmt_eps(e)} | {_row_label(v)} | {len(seeds)} | "
-                           + " | ".join(fmt(t_interval(values(seeds, get)))
-                                        for _, get, _ in MEASURES) + " |")
+                           + " | ".join(summary(seeds, get) for _, get, _ in MEASURES) + " |")
     return out + [""]
 
 

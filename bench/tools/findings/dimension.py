@@ -15,21 +15,16 @@ from bench.report.results import fmt_eps
 from bench.tools.findings.stats import (
     at_chance,
     by_seed,
-    fmt,
+    first_seeds,
     fmt_delta,
     paired,
-    t_interval,
+    summary,
     utility,
-    values,
 )
 
 PAIRS = (("thesis_reference", "thesis_100d"), ("tem", "tem_100d"),
          ("trlaplace", "trlaplace_100d"), ("trlaplace_rewrite", "trlaplace_rewrite_100d"))
 """(50-d grid, its 100-d repetition)."""
-
-
-def _one(cells: list[dict], **match) -> dict[int, dict]:
-    return next(iter(by_seed(cells, **match).values()), {})
 
 
 def _chance_count(cells: list[dict], eps: float) -> str:
@@ -43,12 +38,12 @@ def _chance_count(cells: list[dict], eps: float) -> str:
 
 
 def _tem_gap(cells: list[dict], eps: float) -> str:
-    return fmt_delta(paired(_one(cells, mechanism="tem", epsilon=eps),
-                            _one(cells, mechanism="mvl", epsilon=eps), utility))
+    return fmt_delta(paired(first_seeds(cells, mechanism="tem", epsilon=eps),
+                            first_seeds(cells, mechanism="mvl", epsilon=eps), utility))
 
 
 def _n_w(cells: list[dict], mech: str, eps: float, get: Callable[[dict], float]) -> str:
-    return fmt(t_interval(values(_one(cells, mechanism=mech, epsilon=eps), get)))
+    return summary(first_seeds(cells, mechanism=mech, epsilon=eps), get)
 
 
 def _rows(grid: str, cells: list[dict]) -> list[tuple[str, Callable[[list[dict]], str]]]:

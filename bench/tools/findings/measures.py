@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bench.report.results import fmt_eps
-from bench.tools.findings.stats import by_seed, fmt, fmt_delta, t_interval, values
+from bench.tools.findings.stats import by_seed, fmt_delta, summary, t_interval, values
 
 GRIDS = ("quickstart", "thesis_reference", "tem", "trlaplace", "trlaplace_rewrite",
          "debates2016", "news_outlets")
@@ -63,14 +63,10 @@ def _config(k: tuple) -> str:
     return f"{' + '.join(parts)}, ε = {fmt_eps(eps)}"
 
 
-def _stat(seeds: dict[int, dict], get: Callable[[dict], Any]) -> str:
-    return fmt(t_interval(values(seeds, get)))
-
-
 def text_table(grid: str, cells: list[dict]) -> list[str]:
     """One row per privatized configuration of ``grid`` (baselines left out: nothing changed)."""
     keep = ROW_FILTER.get(grid, lambda k: True)
-    rows = {k: s for k, s in sorted(by_seed(cells).items(), key=lambda kv: str(kv[0]))
+    rows = {k: s for k, s in by_seed(cells).items()
             if k[0] != "none" and keep(k)
             and any("reconstruction" in m["measures"] or "linkage" in m["measures"]
                     for m in s.values())}
@@ -85,11 +81,11 @@ def text_table(grid: str, cells: list[dict]) -> list[str]:
     for k in sorted(rows, key=lambda k: (k[0], k[2], k[3], k[4])):
         s = rows[k]
         out.append(
-            f"| {_config(k)} | {len(s)} | {_stat(s, lambda m: m['n_w'])} | {_stat(s, recon)} | "
+            f"| {_config(k)} | {len(s)} | {summary(s, lambda m: m['n_w'])} | {summary(s, recon)} | "
             f"{fmt_delta(t_interval(values(s, lambda m: recon(m) - unchanged(m))))} | "
-            f"{_stat(s, _m('reconstruction', 'chance_top1'))} | "
-            f"{_stat(s, _m('linkage', 'top1'))} | {_stat(s, _m('linkage_minilm', 'top1'))} | "
-            f"{_stat(s, _m('linkage', 'chance_top1'))} | {_stat(s, _m('s_w', 's_w_mean'))} |")
+            f"{summary(s, _m('reconstruction', 'chance_top1'))} | "
+            f"{summary(s, _m('linkage', 'top1'))} | {summary(s, _m('linkage_minilm', 'top1'))} | "
+            f"{summary(s, _m('linkage', 'chance_top1'))} | {summary(s, _m('s_w', 's_w_mean'))} |")
     return out + [""]
 
 
@@ -107,11 +103,11 @@ def mia_table(grid: str, cells: list[dict]) -> list[str]:
         s = rows[k]
         name = "baseline (ε = ∞)" if k[0] == "none" else _config(k)
         out.append(
-            f"| {name} | {len(s)} | {_stat(s, lambda m: m['mia']['mia_auc'])} | "
-            f"{_stat(s, _m('mia_low_fpr', 'tpr_at_fpr_0.01', 'tpr'))} | "
-            f"{_stat(s, _m('mia_low_fpr', 'tpr_at_fpr_0.001', 'tpr'))} | "
-            f"{_stat(s, _m('mia_rmia', 'auc'))} | "
-            f"{_stat(s, _m('mia_rmia', 'tpr_at_fpr_0.01', 'tpr'))} |")
+            f"| {name} | {len(s)} | {summary(s, lambda m: m['mia']['mia_auc'])} | "
+            f"{summary(s, _m('mia_low_fpr', 'tpr_at_fpr_0.01', 'tpr'))} | "
+            f"{summary(s, _m('mia_low_fpr', 'tpr_at_fpr_0.001', 'tpr'))} | "
+            f"{summary(s, _m('mia_rmia', 'auc'))} | "
+            f"{summary(s, _m('mia_rmia', 'tpr_at_fpr_0.01', 'tpr'))} |")
     return out + [""]
 
 

@@ -49,6 +49,12 @@ def by_seed(cells: Iterable[dict], **match: Any) -> dict[tuple, dict[int, dict]]
     return out
 
 
+def first_seeds(cells: Iterable[dict], **match: Any) -> dict[int, dict]:
+    """``seed -> metrics`` of the first configuration :func:`by_seed` finds for ``match``
+    (empty when none matches)."""
+    return next(iter(by_seed(cells, **match).values()), {})
+
+
 def t_interval(values: list[float]) -> tuple[float, float, float, int]:
     """Mean, 95% Student-t interval over seeds (:func:`bench.report.stats.t_interval`) and
     n; for one value the interval is the value itself (no spread to estimate)."""
@@ -80,6 +86,11 @@ def fmt_delta(stat: tuple[float, float, float, int]) -> str:
         return "–"
     sig = "" if n > 1 and (lo > 0 or hi < 0) else " (ns)"
     return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{sig}"
+
+
+def summary(seeds: dict[int, dict], get: Callable[[dict], Any], digits: int = 3) -> str:
+    """``get(metrics)`` over the seeds as :func:`fmt` writes it (mean ± 95% t half-width)."""
+    return fmt(t_interval(values(seeds, get)), digits)
 
 
 def values(seeds: dict[int, dict], get: Callable[[dict], Any]) -> list[float]:

@@ -12,6 +12,7 @@ from bench.tools.findings.stats import (
     at_chance,
     by_seed,
     chance_entities,
+    first_seeds,
     fmt,
     fmt_delta,
     paired,
@@ -122,10 +123,8 @@ def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]])
         parts = []
         for sens in SENSITIVITY:
             lo_e, hi_e = tg_eps[0], tg_eps[-1]
-            a = next(iter(by_seed(cells, mechanism="truncated_gumbel", sensitivity=sens,
-                                  epsilon=hi_e).values()), {})
-            b = next(iter(by_seed(cells, mechanism="truncated_gumbel", sensitivity=sens,
-                                  epsilon=lo_e).values()), {})
+            a = first_seeds(cells, mechanism="truncated_gumbel", sensitivity=sens, epsilon=hi_e)
+            b = first_seeds(cells, mechanism="truncated_gumbel", sensitivity=sens, epsilon=lo_e)
             if a and b:
                 parts.append(f"{sens} {fmt(t_interval(values(b, utility)))} → "
                              f"{fmt(t_interval(values(a, utility)))} "
@@ -150,10 +149,9 @@ def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, dict]],
     parts = []
     for mp in MAPPINGS:
         for e in eps:
-            a = next(iter(by_seed(cells, mechanism="mvl", sensitivity="observed_range",
-                                  mapping=mp, epsilon=e).values()), {})
-            b = next(iter(by_seed(cells, mechanism="mvl", sensitivity="none", mapping=mp,
-                                  epsilon=e).values()), {})
+            a = first_seeds(cells, mechanism="mvl", sensitivity="observed_range", mapping=mp,
+                            epsilon=e)
+            b = first_seeds(cells, mechanism="mvl", sensitivity="none", mapping=mp, epsilon=e)
             if a and b and 1 <= e <= 10:
                 parts.append(f"{mp} ε={fmt_eps(e)}: utility {fmt_delta(paired(a, b, utility))}"
                              f", adversary {fmt_delta(paired(a, b, adversary_f1))}")
@@ -168,10 +166,8 @@ def _claim_jl(cells: list[dict], eps: list[float]) -> str:
     parts = []
     for mp in MAPPINGS:
         e = max(eps)
-        a = next(iter(by_seed(cells, mechanism="mvl", sensitivity="jl", mapping=mp,
-                              epsilon=e).values()), {})
-        b = next(iter(by_seed(cells, mechanism="mvl", sensitivity="none", mapping=mp,
-                              epsilon=e).values()), {})
+        a = first_seeds(cells, mechanism="mvl", sensitivity="jl", mapping=mp, epsilon=e)
+        b = first_seeds(cells, mechanism="mvl", sensitivity="none", mapping=mp, epsilon=e)
         if a and b:
             parts.append(f"{mp}: jl {fmt(t_interval(values(a, utility)))} vs none "
                          f"{fmt(t_interval(values(b, utility)))}")
@@ -260,7 +256,7 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
         return []
     name = cells[0]["spec"]["model"]["name"]
     base = next(iter(by_seed(cells, mechanism="none").values()))[0]
-    lbase = next(iter(by_seed(lstm, mechanism="none").values()), {})
+    lbase = first_seeds(lstm, mechanism="none")
     lines = [f"Transformer slice ({name}, MiniLM-L6 for the thesis' BERT; one fine-tuning run, "
              "seed 0; `[lo, hi]` = the cell's 95% bootstrap interval over test documents). "
              f"Baseline utility {_ci(base)} vs the LSTM's "

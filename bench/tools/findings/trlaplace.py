@@ -10,7 +10,7 @@ from bench.embeddings import EMBEDDINGS
 from bench.metrics import METRICS
 from bench.report.results import fmt_eps
 from bench.tools.findings.stats import (
-    by_seed,
+    first_seeds,
     fmt,
     fmt_delta,
     key,
@@ -114,7 +114,7 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
              ("laplace", '{"C": 1.0}')]
     label = {m: (m[0] + (" (analytic)" if "analytic" in m[1] else "")) for m in mechs}
     rw = [c for c in cells if c["spec"].get("rewriter")]
-    base = next(iter(by_seed(cells, mechanism="none").values()), {})
+    base = first_seeds(cells, mechanism="none")
     groups: dict[tuple, dict[int, dict]] = defaultdict(dict)
     refs: dict[int, dict] = {}
     for c in rw:
