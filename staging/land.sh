@@ -11,12 +11,14 @@ for g in $GRIDS; do
   want=$(PYTHONPATH="$ROOT" "$BIN/bench" validate "experiments/$g.yaml" 2>/dev/null | sed -n "s/^grid '$g' ([^)]*): \([0-9]*\) cells.*/\1/p")
   have=$( (ls "staging/$g/cells" 2>/dev/null || true) | wc -l)
   echo "$g: $have staged of $want"
+  [ "$have" = "$want" ] || incomplete=1
 done
 [ "${1:-}" = --go ] || { echo "dry run: pass --go to land (needs every grid complete)"; exit 0; }
+[ -z "${incomplete:-}" ] || { echo "not every grid is complete: nothing landed" >&2; exit 1; }
 git revert --no-edit 89e3601
 for g in $GRIDS; do
   rm -rf "results/reference/$g/cells"; mkdir -p "results/reference/$g"
-  git mv -k "staging/$g/cells" "results/reference/$g/cells" 2>/dev/null || mv "staging/$g/cells" "results/reference/$g/cells"
+  mv "staging/$g/cells" "results/reference/$g/cells"
   "$BIN/bench" report --results "results/reference/$g" --grid "$g"
 done
 "$BIN/python" - <<'PY'
