@@ -33,6 +33,9 @@ def test_t_interval_and_paired_differences():
     noise = paired({0: {"x": 0.5}, 1: {"x": 0.6}}, {0: {"x": 0.55}, 1: {"x": 0.52}},
                    lambda m: m["x"])
     assert fmt_delta(noise).endswith("(ns)")
+    # one pair: no interval, and not called "ns" either (news_outlets has one seed)
+    assert fmt_delta(paired({0: {"x": 0.5}}, {0: {"x": 0.4}}, lambda m: m["x"])) \
+        == "+0.100 (one seed)"
     assert fmt((0.5, 0.4, 0.6, 3)) == "0.500 ± 0.100" and fmt((0.5, 0.5, 0.5, 1)) == "0.500"
 
 

@@ -80,10 +80,13 @@ def fmt(stat: tuple[float, float, float, int], digits: int = 3) -> str:
 
 
 def fmt_delta(stat: tuple[float, float, float, int]) -> str:
-    """A paired difference with its interval and ``(ns)`` where the interval contains 0."""
+    """A paired difference with its interval and ``(ns)`` where the interval contains 0; for a
+    single pair, the difference alone and ``(one seed)``: there is no interval to test with."""
     mean, lo, hi, n = stat
     if n == 0:
         return "–"
+    if n == 1:
+        return f"{mean:+.3f} (one seed)"
     sig = "" if n > 1 and (lo > 0 or hi < 0) else " (ns)"
     return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{sig}"
 
