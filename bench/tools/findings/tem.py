@@ -5,12 +5,10 @@ from __future__ import annotations
 from bench.report.results import fmt_eps
 from bench.tools.findings.stats import (
     by_seed,
-    fmt,
     fmt_delta,
     paired,
-    t_interval,
+    summary,
     utility,
-    values,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -31,8 +29,8 @@ def tem_section(cells: list[dict]) -> list[str]:
     tem = by_seed(cells, mechanism="tem")
     base = next(iter(by_seed(cells, mechanism="none").values()))
     eps = sorted({k[4] for k in mvl} & {k[4] for k in tem})
-    lines = [f"Baseline utility {fmt(t_interval(values(base, utility)))}, MIA AUC "
-             f"{fmt(t_interval(values(base, mia_auc)))} (rt, bow, memorising target, "
+    lines = [f"Baseline utility {summary(base, utility)}, MIA AUC "
+             f"{summary(base, mia_auc)} (rt, bow, memorising target, "
              f"{len(base)} seeds).", ""]
     lines.append("| ε | utility mvl | utility tem | Δ (tem − mvl) | MIA AUC mvl | MIA AUC tem | "
                  "Δ AUC | N_w mvl | N_w tem |")
@@ -41,12 +39,12 @@ def tem_section(cells: list[dict]) -> list[str]:
         a = next(s for k, s in tem.items() if k[4] == e)
         b = next(s for k, s in mvl.items() if k[4] == e)
         nw = lambda m: m["n_w"]  # noqa: E731
-        lines.append(f"| {fmt_eps(e)} | {fmt(t_interval(values(b, utility)))} | "
-                     f"{fmt(t_interval(values(a, utility)))} | "
+        lines.append(f"| {fmt_eps(e)} | {summary(b, utility)} | "
+                     f"{summary(a, utility)} | "
                      f"{fmt_delta(paired(a, b, utility))} | "
-                     f"{fmt(t_interval(values(b, mia_auc)))} | "
-                     f"{fmt(t_interval(values(a, mia_auc)))} | "
+                     f"{summary(b, mia_auc)} | "
+                     f"{summary(a, mia_auc)} | "
                      f"{fmt_delta(paired(a, b, mia_auc))} | "
-                     f"{fmt(t_interval(values(b, nw)))} | {fmt(t_interval(values(a, nw)))} |")
+                     f"{summary(b, nw)} | {summary(a, nw)} |")
     lines.append("")
     return lines

@@ -17,6 +17,7 @@ from bench.tools.findings.stats import (
     fmt_delta,
     paired,
     privacy_task,
+    summary,
     t_interval,
     tradeoff,
     utility,
@@ -77,9 +78,9 @@ def _thesis_utility_table(cells: list[dict], eps: list[float],
     """The baseline's numbers and the mvl utility table (sensitivity × mapping rows, ε
     columns)."""
     chance = t_interval(values(base, lambda m: m["utility"]["chance_threshold"]))
-    lines = [f"Baseline (unprivatized) utility {fmt(t_interval(values(base, utility)))}, "
+    lines = [f"Baseline (unprivatized) utility {summary(base, utility)}, "
              f"chance threshold {chance[0]:.3f}; strongest adversary on the baseline "
-             f"{fmt(t_interval(values(base, adversary_f1)))} macro-F1.", ""]
+             f"{summary(base, adversary_f1)} macro-F1.", ""]
     lines += ["mvl utility (macro-F1, mean ± 95% t half-width over 3 seeds; `≈` = at chance in "
               "every seed):", ""]
     lines.append("| sensitivity | mapping | " + " | ".join(f"ε={fmt_eps(e)}" for e in eps) + " |")
@@ -93,7 +94,7 @@ def _thesis_utility_table(cells: list[dict], eps: list[float],
                 g = by_seed(cells, mechanism="mvl", sensitivity=sens, mapping=mp, epsilon=e)
                 seeds = next(iter(g.values()), {})
                 mark = "≈" if seeds and all(at_chance(m) for m in seeds.values()) else ""
-                row.append(mark + fmt(t_interval(values(seeds, utility))))
+                row.append(mark + summary(seeds, utility))
             lines.append(f"| {sens} | {mp} | " + " | ".join(row) + " |")
     lines.append("")
     return lines
@@ -106,7 +107,7 @@ def _claim_mvl_at_chance(mvl: dict[tuple, dict[int, dict]]) -> str:
     best = max(low, key=lambda ks: t_interval(values(ks[1], utility))[0]) if low else None
     return (f"- **mvl at ε ≤ 1**: {n_chance} of {len(low)} configurations (sensitivity × "
             "mapping × ε) are at chance in every seed" + (
-                f"; the highest mean utility is {fmt(t_interval(values(best[1], utility)))} "
+                f"; the highest mean utility is {summary(best[1], utility)} "
                 f"({best[0][2]}, {best[0][3]}, ε = {fmt_eps(best[0][4])})" if best else "")
             + ".")
 
@@ -126,8 +127,8 @@ def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]])
             a = first_seeds(cells, mechanism="truncated_gumbel", sensitivity=sens, epsilon=hi_e)
             b = first_seeds(cells, mechanism="truncated_gumbel", sensitivity=sens, epsilon=lo_e)
             if a and b:
-                parts.append(f"{sens} {fmt(t_interval(values(b, utility)))} → "
-                             f"{fmt(t_interval(values(a, utility)))} "
+                parts.append(f"{sens} {summary(b, utility)} → "
+                             f"{summary(a, utility)} "
                              f"(Δ {fmt_delta(paired(a, b, utility))})")
         lines.append(f"- **truncated_gumbel, utility at ε = {fmt_eps(tg_eps[0])} → "
                      f"{fmt_eps(tg_eps[-1])}**: " + "; ".join(parts) + ".")
@@ -169,8 +170,8 @@ def _claim_jl(cells: list[dict], eps: list[float]) -> str:
         a = first_seeds(cells, mechanism="mvl", sensitivity="jl", mapping=mp, epsilon=e)
         b = first_seeds(cells, mechanism="mvl", sensitivity="none", mapping=mp, epsilon=e)
         if a and b:
-            parts.append(f"{mp}: jl {fmt(t_interval(values(a, utility)))} vs none "
-                         f"{fmt(t_interval(values(b, utility)))}")
+            parts.append(f"{mp}: jl {summary(a, utility)} vs none "
+                         f"{summary(b, utility)}")
     return f"- **jl at ε = {fmt_eps(max(eps))}** (mvl utility): " + "; ".join(parts) + "."
 
 
@@ -260,7 +261,7 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
     lines = [f"Transformer slice ({name}, MiniLM-L6 for the thesis' BERT; one fine-tuning run, "
              "seed 0; `[lo, hi]` = the cell's 95% bootstrap interval over test documents). "
              f"Baseline utility {_ci(base)} vs the LSTM's "
-             f"{fmt(t_interval(values(lbase, utility)))} over 3 seeds; strongest adversary "
+             f"{summary(lbase, utility)} over 3 seeds; strongest adversary "
              f"{adversary_f1(base):.3f}, the {name} itself as the adversary "
              f"{adversary_f1(base, name):.3f} "
              f"[{_adv_ci(base, name)[0]:.3f}, {_adv_ci(base, name)[1]:.3f}] macro-F1.", ""]

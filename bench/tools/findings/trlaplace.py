@@ -15,6 +15,7 @@ from bench.tools.findings.stats import (
     fmt_delta,
     key,
     paired,
+    summary,
     t_interval,
     utility,
     values,
@@ -138,18 +139,18 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
     lines = [f"Per ε: mean ± 95% t half-width over seeds (rt, autoencoder trained on the "
              f"{span('docs')} held-apart public snippets, "
              f"{span('output_vocabulary')} output words; LSTM on the rewritten text). "
-             f"Unprivatized baseline utility {fmt(t_interval(values(base, utility)))}.", ""]
+             f"Unprivatized baseline utility {summary(base, utility)}.", ""]
     lines.append("| ε | mechanism | utility | " + " | ".join(lab for lab, _, _ in gets) + " |")
     lines.append("|---:|---|---:|" + "---:|" * len(gets))
     lines.append("| ∞ | original (rewriter on unperturbed embeddings) | – | "
-                 + " | ".join(fmt(t_interval(values(refs, g))) for _, g in ref_gets) + " |")
+                 + " | ".join(summary(refs, g) for _, g in ref_gets) + " |")
     order_ok = {lab: [0, 0] for lab, _, _ in gets}
     for e in eps:
         present = [m for m in mechs if (m[0], m[1], e) in groups]
         for m in present:
             seeds = groups[(m[0], m[1], e)]
-            lines.append(f"| {fmt_eps(e)} | {label[m]} | {fmt(t_interval(values(seeds, utility)))}"
-                         f" | " + " | ".join(fmt(t_interval(values(seeds, g))) for _, g, _ in gets)
+            lines.append(f"| {fmt_eps(e)} | {label[m]} | {summary(seeds, utility)}"
+                         f" | " + " | ".join(summary(seeds, g) for _, g, _ in gets)
                          + " |")
         ga = next((m for m in mechs[1:3] if m in present), None)
         if mechs[0] in present and ga is not None and mechs[3] in present:
