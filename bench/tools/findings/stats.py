@@ -87,7 +87,7 @@ def fmt_delta(stat: tuple[float, float, float, int]) -> str:
         return "–"
     if n == 1:
         return f"{mean:+.3f} (one seed)"
-    sig = "" if n > 1 and (lo > 0 or hi < 0) else " (ns)"
+    sig = "" if lo > 0 or hi < 0 else " (ns)"
     return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{sig}"
 
 
