@@ -3,9 +3,10 @@
 Result files are the source of truth (:mod:`bench.results`): a killed run loses at most the
 cells in flight, and the next run resumes. Cells are grouped by privatized corpus
 (:func:`plan`; one group runs in one worker: privatize once, train many), baselines first
-(their metrics feed the deltas). Executors: in-process (``jobs=1``), joblib processes
-(``jobs>1``), or a Dask cluster (``executor="dask"``: a scheduler address, or a local
-cluster on 127.0.0.1). Only the parent process talks to MLflow
+(their metrics feed the deltas): a privatized group starts once the baselines its cells
+compare with have finished (:class:`_Dependencies`). Executors: in-process (``jobs=1``),
+loky processes (``jobs>1``, joblib's executor), or a Dask cluster (``executor="dask"``: a
+scheduler address, or a local cluster on 127.0.0.1). Only the parent process talks to MLflow
 (:func:`bench.results.mirror.mirror_cell`).
 
 Example:
@@ -220,19 +221,13 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     if mlflow:
         tracker, log_s = _open_tracker(results, grid, grid_path, tracking_uri, overwrite)
     collector = _Collector(tracker, results, progress, fail_fast, log_s)
-    # baselines first (their metrics feed the deltas), then the privatized groups
+    # baselines first (their metrics feed the deltas); a privatized group starts as soon as
+    # the baselines its cells compare with have finished, not after every baseline
     n_base = sum(1 for g in groups if g[0][0].is_baseline)
-    warnings_: list[str] = []
     try:
-        for i_phase, phase in enumerate((groups[:n_base], groups[n_base:])):
-            if i_phase == 1:
-                warnings_ = baseline_warnings(results, groups[:n_base])
-                for w in warnings_:
-                    logger.warning("%s", w)
-            if not phase or collector.stop:
-                continue
-            _run_phase(phase, collector, results, executor=executor, jobs=jobs,
-                       scheduler=scheduler, overwrite=overwrite, fail_fast=fail_fast)
+        warnings_ = _run_groups(groups, n_base, collector, results, executor=executor,
+                                jobs=jobs, scheduler=scheduler, overwrite=overwrite,
+                                fail_fast=fail_fast)
     finally:
         collector.finish(t0)
     skipped = [(c.name, reason) for c, reason in grid.skipped]
@@ -323,28 +318,171 @@ class _Collector:
             self.log_s += time.perf_counter() - t
 
 
-def _run_phase(phase: list, collector: _Collector, results: Path, *, executor: str, jobs: int,
-               scheduler: str | None, overwrite: str, fail_fast: bool) -> None:
-    """Run one phase's groups on the executor, handing each batch of outcomes to
-    ``collector`` (Dask and in-process runs stop early once it says stop)."""
-    if executor == "dask":
-        for batch in _run_dask(phase, str(results), overwrite, fail_fast, scheduler,
-                               max(jobs, 1)):
-            collector.collect(batch)
-            if collector.stop:
-                break
-    elif jobs > 1:
-        from joblib import Parallel, delayed
+class _Dependencies:
+    """When each group may start: a baseline group at once, a privatized group once every
+    baseline its cells compare with (their baseline hash, :func:`plan`) has finished, whatever
+    its outcome (:func:`bench.run.cell.run_cell` then finds the baseline's metrics or runs
+    without deltas, as it would after a failed baseline). Groups are released in plan order.
 
-        for batch in Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                delayed(run_group)(g, str(results), overwrite, fail_fast)
-                for g in phase):
-            collector.collect(batch)
-    else:
-        for g in phase:
-            collector.collect(run_group(g, str(results), overwrite, fail_fast))
-            if collector.stop:
+    Waiting for *every* baseline instead left workers idle behind the slowest one: in
+    ``thesis_reference`` one of two workers sat idle for the 29 minutes of the MiniLM baseline.
+    """
+
+    def __init__(self, groups: list, n_base: int) -> None:
+        base = {cell_hash(c, dh) for g in groups[:n_base] for c, dh, _ in g}
+        self.baselines_left = set(base)
+        self.waiting: list[tuple[list, set[str]]] = []
+        self.ready: list[list] = list(groups[:n_base])
+        for g in groups[n_base:]:
+            needs = {bh for _, _, bh in g if bh in base}
+            if needs:
+                self.waiting.append((g, needs))
+            else:
+                self.ready.append(g)
+
+    def take_ready(self) -> list[list]:
+        """The groups that may start now (each handed out once)."""
+        out, self.ready = self.ready, []
+        return out
+
+    def finished(self, batch: list[CellResult]) -> None:
+        """Record a group's outcomes; groups whose baselines are now all finished become
+        ready."""
+        done = {r.hash for r in batch} & self.baselines_left
+        if not done:
+            return
+        self.baselines_left -= done
+        still = []
+        for g, needs in self.waiting:
+            needs -= done
+            if needs:
+                still.append((g, needs))
+            else:
+                self.ready.append(g)
+        self.waiting = still
+
+
+def _run_groups(groups: list, n_base: int, collector: _Collector, results: Path, *,
+                executor: str, jobs: int, scheduler: str | None, overwrite: str,
+                fail_fast: bool, pool: Any = None) -> list[str]:
+    """Run the groups on the executor as :class:`_Dependencies` releases them, handing each
+    batch of outcomes to ``collector``; stops submitting once it says stop. Returns the
+    baseline warnings (:func:`baseline_warnings`), logged once every baseline has finished.
+    ``pool``: an executor object to use instead (tests)."""
+    deps = _Dependencies(groups, n_base)
+    args = (str(results), overwrite, fail_fast)
+    warnings_: list[str] | None = None
+
+    def after(batch: list[CellResult]) -> None:
+        nonlocal warnings_
+        collector.collect(batch)
+        deps.finished(batch)
+        if warnings_ is None and not deps.baselines_left:
+            warnings_ = baseline_warnings(results, groups[:n_base])
+            for w in warnings_:
+                logger.warning("%s", w)
+
+    if pool is None and executor == "local" and jobs <= 1:
+        while not collector.stop:
+            ready = deps.take_ready()
+            if not ready:
                 break
+            for g in ready:
+                after(run_group(g, *args))
+                if collector.stop:
+                    break
+    else:
+        if pool is None:
+            pool = (_DaskPool(scheduler, max(jobs, 1)) if executor == "dask"
+                    else _LocalPool(jobs))
+        with pool:
+            for g in deps.take_ready():
+                pool.submit(g, args)
+            while pool.running and not collector.stop:
+                after(pool.next_batch())
+                if not collector.stop:
+                    for g in deps.take_ready():
+                        pool.submit(g, args)
+    if warnings_ is None:  # stopped early, or no baseline in the grid
+        warnings_ = baseline_warnings(results, groups[:n_base])
+    return warnings_
+
+
+class _LocalPool:
+    """loky worker processes (joblib's executor; they inherit the pinned environment) running
+    one group per task; ``next_batch`` returns the outcomes of whichever group finishes
+    first. On leaving, tasks not yet started are cancelled and the running ones awaited."""
+
+    def __init__(self, jobs: int) -> None:
+        from joblib.externals.loky import get_reusable_executor
+
+        self.executor = get_reusable_executor(max_workers=jobs)
+        self.futures: set = set()
+
+    @property
+    def running(self) -> bool:
+        return bool(self.futures)
+
+    def submit(self, group: list, args: tuple) -> None:
+        self.futures.add(self.executor.submit(run_group, group, *args))
+
+    def next_batch(self) -> list[CellResult]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        done, _ = wait(self.futures, return_when=FIRST_COMPLETED)
+        fut = done.pop()
+        self.futures.discard(fut)
+        return fut.result()
+
+    def __enter__(self) -> _LocalPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from concurrent.futures import wait
+
+        for f in self.futures:
+            f.cancel()
+        wait(self.futures)  # cells in flight finish and are written; nothing is left half-run
+
+
+class _DaskPool:
+    """Groups submitted to a Dask cluster (a LocalCluster on 127.0.0.1 when no address),
+    collected as they complete."""
+
+    def __init__(self, address: str | None, n_workers: int) -> None:
+        from dask.distributed import Client, LocalCluster, as_completed
+
+        self.cluster = None
+        if address is None:
+            self.cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                        processes=True)
+            self.client = Client(self.cluster)
+        else:
+            self.client = Client(address)
+        self.completed = as_completed()
+        self.n = 0
+
+    @property
+    def running(self) -> bool:
+        return self.n > 0
+
+    def submit(self, group: list, args: tuple) -> None:
+        self.completed.add(self.client.submit(run_group, group, *args, pure=False))
+        self.n += 1
+
+    def next_batch(self) -> list[CellResult]:
+        fut = next(self.completed)
+        self.n -= 1
+        return fut.result()
+
+    def __enter__(self) -> _DaskPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _lost_mlflow(e: Exception, results: Path, tracker: Any) -> None:
@@ -375,26 +513,3 @@ def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:
                 seen[(ds, task)] = (f"no valid privacy measurement for {ds} / {task} (model "
                                     f"{cell.model}): {p.get('privacy_invalid_reason')}")
     return list(seen.values())
-
-
-def _run_dask(groups: list, results: str, overwrite: str, fail_fast: bool,
-              address: str | None, n_workers: int):
-    """Submit groups to a Dask cluster (a LocalCluster on 127.0.0.1 when no address)."""
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    cluster = None
-    if address is None:
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address="127.0.0.1:0", processes=True)
-        client = Client(cluster)
-    else:
-        client = Client(address)
-    try:
-        futures = [client.submit(run_group, g, results, overwrite, fail_fast, pure=False)
-                   for g in groups]
-        for fut in as_completed(futures):
-            yield fut.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()

@@ -66,3 +66,93 @@ def test_nearest_after_vickrey_reuses_its_search_bit_for_bit():
     assert shared == own
     changed = sum(a != b for d1, d2 in zip(own, docs) for a, b in zip(d1, d2))
     assert 0 < changed < 6_000  # a real search, neither identity nor all noise
+
+
+class _ScriptedPool:
+    """A stand-in executor: records what is submitted and finishes groups in the order the
+    test asks for (``order``: a key per group, the cell's seed and whether it is a baseline)."""
+
+    def __init__(self, order):
+        self.order = list(order)
+        self.queue = []
+        self.log = []  # ("submit" | "finish", key)
+
+    @staticmethod
+    def key(group):
+        cell = group[0][0]
+        return ("base" if cell.is_baseline else "priv", cell.seed)
+
+    @property
+    def running(self):
+        return bool(self.queue)
+
+    def submit(self, group, args):
+        self.queue.append(group)
+        self.log.append(("submit", self.key(group)))
+
+    def next_batch(self):
+        from bench.grid import cell_hash
+        from bench.run.cell import CellResult
+
+        want = self.order.pop(0)
+        group = next(g for g in self.queue if self.key(g) == want)
+        self.queue.remove(group)
+        self.log.append(("finish", want))
+        return [CellResult(cell_hash(c, dh), c.name, "done") for c, dh, _ in group]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
+    """A privatized group waits for the baseline its cells compare with, not for every
+    baseline: seed 0's groups start while seed 1's (slow) baseline still runs, seed 1's only
+    after it. Nothing starts before its baseline, and every group runs once."""
+    from bench.run.grid import _Collector, _Dependencies, _run_groups
+
+    path = tmp_path / "plan.yaml"
+    path.write_text(GRID)
+    groups = plan(load_grid(path))
+    n_base = sum(1 for g in groups if g[0][0].is_baseline)
+    assert n_base == 2
+    n_priv = {s: sum(1 for g in groups[n_base:] if g[0][0].seed == s) for s in (0, 1)}
+    # seed 0's baseline finishes first, then all of seed 0's groups, then seed 1's baseline
+    order = [("base", 0)] + [("priv", 0)] * n_priv[0] + [("base", 1)] + [("priv", 1)] * n_priv[1]
+    pool = _ScriptedPool(order)
+    collector = _Collector(None, tmp_path, None, False, 0.0)
+    warnings = _run_groups(groups, n_base, collector, tmp_path, executor="local", jobs=2,
+                           scheduler=None, overwrite="only-missing", fail_fast=False, pool=pool)
+    assert warnings == []  # no baseline metrics on disk: nothing to warn about
+    assert len(collector.outcomes) == len(load_grid(path).cells)
+    log = pool.log
+    assert log[:2] == [("submit", ("base", 0)), ("submit", ("base", 1))]
+    first_priv0 = log.index(("submit", ("priv", 0)))
+    assert log.index(("finish", ("base", 0))) < first_priv0 < log.index(("finish", ("base", 1)))
+    assert log.index(("finish", ("base", 1))) < log.index(("submit", ("priv", 1)))
+    assert sum(e[0] == "submit" for e in log) == len(groups)
+
+    # the bookkeeping on its own: baseline 0 releases exactly seed 0's groups, in plan order
+    from bench.grid import cell_hash
+    from bench.run.cell import CellResult
+
+    deps = _Dependencies(groups, n_base)
+    assert [_ScriptedPool.key(g) for g in deps.take_ready()] == [("base", 0), ("base", 1)]
+    assert deps.take_ready() == []
+    (b0, dh0, _), = groups[0]
+    deps.finished([CellResult(cell_hash(b0, dh0), b0.name, "failed")])  # any outcome counts
+    assert deps.take_ready() == [g for g in groups[n_base:] if g[0][0].seed == b0.seed]
+    assert deps.baselines_left and deps.waiting
+
+def test_grid_without_baselines_runs_every_group_at_once(tmp_path):
+    """No baseline in the grid (``baseline: false``): every group is ready from the start."""
+    from bench.run.grid import _Dependencies
+
+    path = tmp_path / "plan.yaml"
+    path.write_text(GRID + "settings:\n  baseline: false\n")
+    groups = plan(load_grid(path))
+    assert not any(g[0][0].is_baseline for g in groups)
+    deps = _Dependencies(groups, 0)
+    assert deps.take_ready() == groups and deps.baselines_left == set()
