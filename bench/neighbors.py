@@ -7,7 +7,10 @@ k ≤ 3 a full tile is scored in vocabulary blocks whose scores stay in cache
 (:data:`VOCAB_BLOCK`), bit for bit the scores of the full-width product (checked at run time,
 see :meth:`NeighborIndex.blocks`). The k winners' distances are then recomputed directly as
 ``‖x − v‖`` in float64, so the reported distances carry no cancellation error. Search is exact
-(every vocabulary row is scored), never approximate.
+(every vocabulary row is scored), never approximate. With ``BENCH_NUMERIC=native`` on a machine
+where torch sees a GPU, the scoring products and the top-k run there instead
+(:meth:`NeighborIndex._top_k_torch`; never in the pinned environment, whose CPU search is the
+reference).
 
 Example:
     >>> index = NeighborIndex(vocab_vectors)
@@ -37,6 +40,22 @@ arg-max pass. 1,280 is a multiple of 320, the column panel of OpenBLAS's Haswell
 from the others, so only panel-aligned blocks give every score exactly as the full-width
 product does (measured with one BLAS thread; blocks of 1,024 columns differ in ~1.5% of the
 scores, which could flip a near-tie). Whether they do is checked at run time."""
+
+
+TORCH_TILE = 4096
+"""Queries per scoring product on a GPU (:meth:`NeighborIndex._top_k_torch`): a 4,096 × 50,000
+float32 score matrix is 0.8 GB of GPU memory."""
+
+
+def _search_device() -> str | None:
+    """Where :meth:`NeighborIndex.search` scores the vocabulary: None for NumPy on the CPU (always
+    in the pinned numeric environment, whose search is bit-exact on every x86-64 CPU), else the
+    torch device, ``cuda`` with ``BENCH_NUMERIC=native`` where torch sees a GPU
+    (:func:`bench.numeric.torch_device`)."""
+    from bench.numeric import torch_device
+
+    device = torch_device()  # cpu in the pinned environment, without importing torch
+    return None if device == "cpu" else device
 
 
 MEMO_MIN_ROWS = 4096
@@ -137,6 +156,7 @@ class NeighborIndex:
         self._block_buf: np.ndarray | None = None
         self._blocks_ok: dict[tuple[int, ...], bool] = {}  # BLAS thread counts -> verdict
         self._vocab_digest: bytes | None = None  # for the search memo, computed on first use
+        self._at_torch = None  # self._at on the GPU (:meth:`_top_k_torch`), on first use
 
     @property
     def size(self) -> int:
@@ -262,10 +282,16 @@ class NeighborIndex:
         n = queries.shape[0]
         if not 1 <= k <= self.size:
             raise ValueError(f"k must be in [1, {self.size}], got {k}")
-        cut = self.blocks() if k <= 3 and n >= 2 * self.tile else [(0, self.size)]
-        key = self._memo_key(queries, cut) if SEARCH_MEMO.enabled and n >= MEMO_MIN_ROWS \
-            and k <= 3 else None
+        device = _search_device()
+        cut = self.blocks() if k <= 3 and n >= 2 * self.tile and device is None \
+            else [(0, self.size)]
+        key = self._memo_key(queries, cut, device) if SEARCH_MEMO.enabled \
+            and n >= MEMO_MIN_ROWS and k <= 3 else None
         raw = SEARCH_MEMO.get(key, k) if key is not None else None
+        if raw is None and device is not None:
+            raw = self._top_k_torch(queries, k, device)
+            if key is not None:
+                SEARCH_MEMO.put(key, raw)
         if raw is None:
             raw = np.empty((n, k), dtype=np.int64)
             for start in range(0, n, self.tile):
@@ -290,13 +316,35 @@ class NeighborIndex:
             dists[start : start + len(q)] = np.take_along_axis(d, order, axis=1)
         return cand, dists
 
-    def _memo_key(self, queries: np.ndarray, cut: list[tuple[int, int]]) -> tuple:
-        """What a search's raw winners depend on: the vocabulary, the queries, the tile and the
-        scoring blocks (digests of the float64 bytes, so equal keys mean equal inputs)."""
+    def _memo_key(self, queries: np.ndarray, cut: list[tuple[int, int]],
+                  device: str | None = None) -> tuple:
+        """What a search's raw winners depend on: the vocabulary, the queries, the tile, the
+        scoring blocks and the device (digests of the float64 bytes, so equal keys mean equal
+        inputs)."""
         if self._vocab_digest is None:
             self._vocab_digest = hashlib.blake2b(self.vectors.tobytes(), digest_size=16).digest()
         q = hashlib.blake2b(np.ascontiguousarray(queries).tobytes(), digest_size=16).digest()
-        return (self._vocab_digest, q, queries.shape, self.tile, tuple(cut))
+        return (self._vocab_digest, q, queries.shape, self.tile, tuple(cut), device)
+
+    def _top_k_torch(self, queries: np.ndarray, k: int, device: str) -> np.ndarray:
+        """The raw k winners of :meth:`search` computed with torch on ``device`` (a GPU:
+        :func:`_search_device`): the same float32 scores ``[q, 1]·[v, −½‖v‖²]`` against every
+        vocabulary row, :data:`TORCH_TILE` queries per product, ``torch.topk`` per row. Exact
+        search as on the CPU; only the order among words tied in float32 may differ (the
+        float64 re-rank in :meth:`search` follows)."""
+        import torch
+
+        if self._at_torch is None or str(self._at_torch.device) != str(torch.device(device)):
+            self._at_torch = torch.as_tensor(self._at, device=device)
+        n = queries.shape[0]
+        raw = np.empty((n, k), dtype=np.int64)
+        with torch.no_grad():
+            for start in range(0, n, TORCH_TILE):
+                qa = torch.as_tensor(self._augment(queries[start : start + TORCH_TILE]),
+                                     device=device)
+                top = torch.topk(qa @ self._at_torch, k, dim=1, largest=True, sorted=True)
+                raw[start : start + len(qa)] = top.indices.cpu().numpy()
+        return raw
 
     def _top_k_blocked(self, q: np.ndarray, k: int, cut: list[tuple[int, int]]) -> np.ndarray:
         """:func:`top_k_by_argmax` of the full-width scores, computed block by block.

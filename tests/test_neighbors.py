@@ -281,3 +281,38 @@ def test_search_memo_is_per_thread_and_safe_across_threads():
             np.testing.assert_array_equal(ids, alone[j])
         for j, ids in enumerate(res[6:]):
             np.testing.assert_array_equal(ids, alone[j][:, :1])
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_torch_search_path_finds_the_numpy_winners(monkeypatch, k):
+    """The GPU path (:meth:`NeighborIndex._top_k_torch`, taken where ``_search_device`` names
+    a torch device: ``cuda`` under ``BENCH_NUMERIC=native``) run here with torch on the CPU:
+    on tie-free data it returns the NumPy search's ids and float64 distances, across several
+    of its tiles, and the search memo keeps the two paths apart."""
+    import bench.neighbors as nb
+
+    rng = np.random.default_rng(k)
+    v = rng.normal(size=(3000, 20))
+    q = v[rng.integers(0, 3000, 9000)] + rng.normal(scale=0.3, size=(9000, 20))
+    ref_ids, ref_d = NeighborIndex(v).search(q, k)
+    monkeypatch.setattr(nb, "TORCH_TILE", 4000)  # three products, the last one partial
+    monkeypatch.setattr(nb, "_search_device", lambda: "cpu")
+    index = NeighborIndex(v)
+    calls = []
+    real = index._top_k_torch
+    monkeypatch.setattr(index, "_top_k_torch", lambda *a: calls.append(a[2]) or real(*a))
+    ids, d = index.search(q, k)
+    assert calls == ["cpu"]
+    np.testing.assert_array_equal(ids, ref_ids)
+    np.testing.assert_array_equal(d, ref_d)
+    assert NeighborIndex(v)._memo_key(q, [(0, 3000)], "cuda") \
+        != NeighborIndex(v)._memo_key(q, [(0, 3000)])
+
+
+def test_search_stays_on_numpy_in_the_pinned_environment(monkeypatch):
+    """Pinned (the default): no torch device, whatever the machine has."""
+    import bench.neighbors as nb
+    from bench import numeric
+
+    monkeypatch.setenv("BENCH_NUMERIC", "pinned")
+    assert numeric.torch_device() == "cpu" and nb._search_device() is None

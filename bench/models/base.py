@@ -193,17 +193,19 @@ def class_weights(y: np.ndarray, info: LabelInfo, mode: str | None = "balanced",
     return w
 
 
-def torch_loss(y: np.ndarray, info: LabelInfo, class_weight: str | None):
-    """``(loss_fn, target tensor)``: BCE-with-logits (multilabel) or cross-entropy, weighted
-    by :func:`class_weights` (``class_weight`` is its ``mode``)."""
+def torch_loss(y: np.ndarray, info: LabelInfo, class_weight: str | None,
+               device: str = "cpu"):
+    """``(loss_fn, target tensor)`` on ``device``: BCE-with-logits (multilabel) or
+    cross-entropy, weighted by :func:`class_weights` (``class_weight`` is its ``mode``)."""
     import torch
 
     w = class_weights(y, info, class_weight)
-    w = None if w is None else torch.as_tensor(w, dtype=torch.float32)
+    w = None if w is None else torch.as_tensor(w, dtype=torch.float32, device=device)
     if info.multilabel:
         return (torch.nn.BCEWithLogitsLoss(pos_weight=w),
-                torch.as_tensor(y, dtype=torch.float32))
-    return torch.nn.CrossEntropyLoss(weight=w), torch.as_tensor(y, dtype=torch.int64)
+                torch.as_tensor(y, dtype=torch.float32, device=device))
+    return (torch.nn.CrossEntropyLoss(weight=w),
+            torch.as_tensor(y, dtype=torch.int64, device=device))
 
 
 def check_class_weight(class_weight: str | None) -> str | None:
@@ -308,17 +310,20 @@ def default_threads() -> int:
 
 
 @contextlib.contextmanager
-def torch_context(seed: int, num_threads: int | None) -> Iterator[None]:
+def torch_context(seed: int, num_threads: int | None, device: str = "cpu") -> Iterator[None]:
     """Seed torch (forked global RNG, restored afterwards) and set the thread count.
 
     Everything random inside (initialisation, dropout) then depends on ``seed`` only; on CPU the
     operations used here are deterministic, so the same seed gives the same model. The threads
-    and the pinned torch settings come from :func:`bench.numeric.torch_threads`.
+    and the pinned torch settings come from :func:`bench.numeric.torch_threads`. On a CUDA
+    ``device`` the GPU's generator is forked and seeded too (cuDNN's LSTM kernels are not
+    bit-exact: a GPU cell is statistically, not bitwise, the CPU cell).
     """
     from bench.numeric import torch_threads
 
     with torch_threads(num_threads or default_threads()) as torch:
-        with torch.random.fork_rng(devices=[]):
+        gpus = [torch.device(device).index or 0] if device.startswith("cuda") else []
+        with torch.random.fork_rng(devices=gpus):
             torch.manual_seed(seed)
             yield
 

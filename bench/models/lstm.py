@@ -71,7 +71,7 @@ from bench.models.base import (
     torch_context,
     torch_loss,
 )
-from bench.numeric import torch_threads
+from bench.numeric import torch_device, torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -102,9 +102,9 @@ def _build_net(n_in: int, hidden: int, n_out: int, dropout: float, table: np.nda
             # are ~40x slower on CPU in torch 2.x; length bucketing keeps the padding small.)
             out, _ = self.lstm(x)
             if pooling == "last":
-                z = out[torch.arange(len(lengths)), lengths - 1]
+                z = out[torch.arange(len(lengths), device=out.device), lengths - 1]
             else:
-                steps = torch.arange(out.shape[1])[None, :, None]
+                steps = torch.arange(out.shape[1], device=out.device)[None, :, None]
                 mask = (steps < lengths[:, None, None]).to(out.dtype)
                 z = (out * mask).sum(dim=1) / lengths.to(out.dtype)[:, None]
             return self.head(self.dropout(z))
@@ -259,14 +259,15 @@ class LSTMClassifier(Model):
         tune = self.tune_thresholds and info.multilabel
         stopper = EarlyStopping(self.patience if self.early_stopping else self.epochs + 1)
         rng = np.random.default_rng(self.seed)
+        device = self.device_ = torch_device()  # cpu in the pinned environment
         t0 = time.perf_counter()
-        with torch_context(self.seed, self.num_threads):
+        with torch_context(self.seed, self.num_threads, device):
             net = _build_net(n_in, self.hidden_size, info.n_outputs, self.dropout, table,
-                             self.pooling)
+                             self.pooling).to(device)
             self.net_ = net
             self.labels_ = info
             opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=self.lr)
-            loss_fn, target = torch_loss(y, info, self.class_weight)
+            loss_fn, target = torch_loss(y, info, self.class_weight, device)
             epoch = 0
             for epoch in range(1, self.epochs + 1):
                 net.train()
@@ -274,7 +275,7 @@ class LSTMClassifier(Model):
                 for idx in self._batches(seqs, rng):
                     x, lengths = self._tensors(seqs, idx)
                     opt.zero_grad()
-                    loss = loss_fn(net(x, lengths), target[torch.as_tensor(idx)])
+                    loss = loss_fn(net(x, lengths), target[torch.as_tensor(idx, device=device)])
                     loss.backward()
                     opt.step()
                     total += loss.item() * len(idx)
@@ -301,7 +302,8 @@ class LSTMClassifier(Model):
             arr = np.zeros((len(idx), width, first.shape[1]), dtype=np.float32)
         for row, i in enumerate(idx):
             arr[row, : len(seqs[i])] = seqs[i]
-        return torch.as_tensor(arr), lengths
+        device = getattr(self, "device_", "cpu")
+        return torch.as_tensor(arr).to(device), lengths.to(device)
 
     def _proba(self, seqs: list[np.ndarray]) -> np.ndarray:
         import torch
@@ -313,7 +315,7 @@ class LSTMClassifier(Model):
             for idx in self._batches(seqs, None):
                 logits = self.net_(*self._tensors(seqs, idx))
                 p = torch.sigmoid(logits) if info.multilabel else torch.softmax(logits, dim=1)
-                out[idx] = p.double().numpy()
+                out[idx] = p.double().cpu().numpy()
         return out
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:

@@ -57,7 +57,7 @@ from bench.models.base import (
     torch_context,
     torch_loss,
 )
-from bench.numeric import torch_threads
+from bench.numeric import torch_device, torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -164,8 +164,10 @@ class TransformerClassifier(Model):
         return [" ".join(doc) for doc in as_token_lists(X)]
 
     def _encode(self, texts: list[str]) -> dict[str, Any]:
-        return self.tokenizer_(texts, truncation=True, max_length=self.max_length,
-                               padding=True, return_tensors="pt")
+        enc = self.tokenizer_(texts, truncation=True, max_length=self.max_length,
+                              padding=True, return_tensors="pt")
+        device = getattr(self, "device_", "cpu")
+        return enc if device == "cpu" else {k: v.to(device) for k, v in enc.items()}
 
     def fit(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None = None,
             y_dev: np.ndarray | None = None) -> TransformerClassifier:
@@ -192,8 +194,9 @@ class TransformerClassifier(Model):
         stopper = EarlyStopping(self.patience)
         path = str(self.model_path or local_model_path())
         rng = np.random.default_rng(self.seed)
+        device = self.device_ = torch_device()  # cpu in the pinned environment
         t0 = time.perf_counter()
-        with torch_context(self.seed, self.num_threads):
+        with torch_context(self.seed, self.num_threads, device):
             self.tokenizer_ = AutoTokenizer.from_pretrained(path, local_files_only=True)
             net = AutoModelForSequenceClassification.from_pretrained(
                 path, num_labels=info.n_outputs, local_files_only=True,
@@ -202,11 +205,12 @@ class TransformerClassifier(Model):
             if self.freeze_embeddings:
                 for p in net.base_model.embeddings.parameters():
                     p.requires_grad_(False)
+            net = net.to(device)
             self.net_ = net
             self.labels_ = info
             opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=self.lr,
                                     weight_decay=self.weight_decay)
-            loss_fn, target = torch_loss(y, info, self.class_weight)
+            loss_fn, target = torch_loss(y, info, self.class_weight, device)
             epoch = 0
             for epoch in range(1, self.epochs + 1):
                 net.train()
@@ -217,7 +221,7 @@ class TransformerClassifier(Model):
                     enc = self._encode([texts[i] for i in idx])
                     opt.zero_grad()
                     logits = net(**enc).logits
-                    loss = loss_fn(logits, target[torch.as_tensor(idx)])
+                    loss = loss_fn(logits, target[torch.as_tensor(idx, device=device)])
                     loss.backward()
                     opt.step()
                     total += loss.item() * len(idx)
@@ -245,7 +249,7 @@ class TransformerClassifier(Model):
                 idx = order[start:start + self.batch_size]
                 logits = self.net_(**self._encode([texts[i] for i in idx])).logits
                 p = torch.sigmoid(logits) if info.multilabel else torch.softmax(logits, 1)
-                out[idx] = p.double().numpy()
+                out[idx] = p.double().cpu().numpy()
         return out
 
     def predict_proba(self, X: Sequence[Any]) -> np.ndarray:

@@ -122,3 +122,27 @@ def test_lstm_refuses_other_input_kind_after_fit(vectors3):
     m = make_model("lstm", epochs=1, hidden_size=4).fit(Xtr[:20], ytr[:20])
     with pytest.raises(ValueError, match="fitted on vectors"):
         m.predict([["a", "b"]])
+
+
+@pytest.mark.parametrize("kind", ["text", "vectors"])
+def test_lstm_runs_on_the_device_numeric_names(monkeypatch, vectors3, kind):
+    """The LSTM trains and predicts on :func:`bench.numeric.torch_device`'s device (``cuda``
+    under ``BENCH_NUMERIC=native`` where torch sees a GPU; ``cpu`` when pinned). Here the
+    device string is ``cpu:0``, so every tensor and module move of the GPU path is taken, and
+    the model is bit for bit the default CPU one (multilabel included: its pos_weight moves
+    too)."""
+    import bench.models.lstm as lstm_mod
+
+    if kind == "text":
+        Xtr = [["good", "film"] * 3, ["bad", "plot"] * 4] * 10
+        ytr = np.array([[1, 0], [0, 1]] * 10)
+        Xte = Xtr[:4]
+    else:
+        Xtr, ytr, Xte, _ = vectors3
+    params = {"epochs": 2, "seed": 3, "hidden_size": 8}
+    ref = make_model("lstm", **params).fit(Xtr, ytr, Xtr, ytr).predict_proba(Xte)
+    monkeypatch.setattr(lstm_mod, "torch_device", lambda: "cpu:0")
+    m = make_model("lstm", **params).fit(Xtr, ytr, Xtr, ytr)
+    assert m.device_ == "cpu:0"
+    assert {str(p.device) for p in m.net_.parameters()} == {"cpu"}
+    np.testing.assert_array_equal(m.predict_proba(Xte), ref)
