@@ -196,11 +196,102 @@ def numpy_pin_applies() -> bool:
 
 
 def configure_torch(torch: Any) -> None:
-    """Apply the pinned environment's torch settings (oneDNN off) to a loaded torch; a no-op
-    with ``BENCH_NUMERIC=native``. Idempotent; called when torch is imported (:func:`pin`'s
-    hook) and again by :func:`torch_threads`."""
+    """Apply the pinned environment's torch settings to a loaded torch: oneDNN off, and ATen's
+    MKL-VML math computed by NumPy (:func:`_route_vml_ops`); a no-op with
+    ``BENCH_NUMERIC=native``. Idempotent; called when torch is imported (:func:`pin`'s hook)
+    and again by :func:`torch_threads`."""
     if _effective_mode() == "pinned":
         torch.backends.mkldnn.enabled = False
+        _route_vml_ops(torch)
+
+
+VML_OPS: dict[str, str] = {
+    "acos": "numpy.arccos", "asin": "numpy.arcsin", "atan": "numpy.arctan",
+    "cos": "numpy.cos", "sin": "numpy.sin", "tan": "numpy.tan", "tanh": "numpy.tanh",
+    "exp": "numpy.exp", "log": "numpy.log", "log10": "numpy.log10", "log2": "numpy.log2",
+    "sqrt": "numpy.sqrt", "erf": "scipy.special.erf", "erfc": "scipy.special.erfc",
+    "erfinv": "scipy.special.erfinv",
+}
+"""ATen's CPU kernels that call MKL's vector math library (VML) in torch's PyPI build, and what
+computes them in the pinned environment instead.
+
+VML picks its code path by its own CPU detection, which ``MKL_CBWR`` does not govern: on an
+AMD EPYC (Zen 5) it takes another path than on an Intel Xeon, and ``tanh`` (every LSTM step),
+``sqrt`` (every Adam step) and ``exp``/``log`` round differently there, so pin v2's LSTM cells
+made on the Intel Xeon did not rerun bit for bit on the AMD machine. Found by making VML
+believe it runs on other CPUs (``tests/test_numeric.py``: a shim for its CPU detection, loaded
+with ``LD_PRELOAD``): these are the ops whose results change with VML's path, and with them
+routed to NumPy (its own SIMD loops, pinned to ``X86_V3``; SciPy's for the error functions)
+nothing in the LSTM probe does. Only the CPU kernels (dispatch key ``CPU``) are replaced, for
+the functional, in-place and ``out=`` forms; autograd is untouched (the derivatives call these
+ops again, or none of them)."""
+
+VML_ROUTE = "numpy-1"
+"""What :data:`VML_OPS` computes with, and its version: part of the pinned platform id."""
+
+_vml_library: list[Any] = []  # the torch.library registration, kept alive for the process
+
+
+def _route_vml_ops(torch: Any) -> None:
+    """Register NumPy/SciPy kernels for :data:`VML_OPS` on torch's CPU dispatch key (once per
+    process). Inputs are made contiguous first (NumPy's SIMD loops then always run the same
+    way); half precision is computed in float32 and rounded back, integer inputs promoted to
+    the default dtype as torch does."""
+    if _vml_library:
+        return
+    import importlib
+    import warnings
+
+    import numpy as np
+
+    lib = torch.library.Library("aten", "IMPL")
+
+    def numpy_fn(path: str) -> Any:
+        mod, _, name = path.rpartition(".")
+        return getattr(importlib.import_module(mod), name)
+
+    def compute(fn: Any, x: Any, dtype: Any) -> Any:
+        work = x.detach().resolve_conj().resolve_neg()
+        if work.dtype in (torch.float16, torch.bfloat16):
+            work = work.to(torch.float32)
+        elif not (work.is_floating_point() or work.is_complex()):
+            work = work.to(torch.get_default_dtype())
+        res = np.asarray(fn(work.contiguous().numpy()))
+        return torch.from_numpy(np.ascontiguousarray(res)).to(dtype)
+
+    def kernels(path: str) -> tuple[Any, Any, Any]:
+        resolved: list[Any] = []  # imported on first use: SciPy only if an erf is computed
+
+        def fn(a: Any) -> Any:
+            if not resolved:
+                resolved.append(numpy_fn(path))
+            return resolved[0](a)
+
+        def functional(x: Any) -> Any:
+            dtype = x.dtype if (x.is_floating_point() or x.is_complex()) \
+                else torch.get_default_dtype()
+            return compute(fn, x, dtype)
+
+        def inplace(x: Any) -> Any:
+            x.detach().copy_(compute(fn, x, x.dtype))
+            return x
+
+        def out_form(x: Any, *, out: Any) -> Any:
+            res = compute(fn, x, out.dtype)
+            out.resize_(res.shape)
+            out.copy_(res)
+            return out
+
+        return functional, inplace, out_form
+
+    with warnings.catch_warnings():  # "overriding a previously registered kernel": intended
+        warnings.simplefilter("ignore")
+        for op, path in VML_OPS.items():
+            functional, inplace, out_form = kernels(path)
+            lib.impl(op, functional, "CPU")
+            lib.impl(f"{op}_", inplace, "CPU")
+            lib.impl(f"{op}.out", out_form, "CPU")
+    _vml_library.append(lib)
 
 
 @contextlib.contextmanager
@@ -327,13 +418,14 @@ def _torch_readback() -> dict[str, Any]:
     it)."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return {"torch_cpu_capability": None, "torch_onednn": None, "cuda": None}
+        return {"torch_cpu_capability": None, "torch_onednn": None, "torch_vml": None,
+                "cuda": None}
     cap = torch.backends.cpu.get_cpu_capability()
     cuda = None
     if torch.cuda.is_available():
         cuda = torch.cuda.get_device_name(0)
     return {"torch_cpu_capability": str(cap), "torch_onednn": bool(torch.backends.mkldnn.enabled),
-            "cuda": cuda}
+            "torch_vml": VML_ROUTE if _vml_library else "mkl", "cuda": cuda}
 
 
 def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
@@ -355,6 +447,9 @@ def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
                    f"{', '.join(PINNED_NUMPY_SIMD)}{late}")
     if torch_rb.get("torch_onednn"):
         out.append("torch's oneDNN is on (switched on after bench configured torch)")
+    if torch_rb.get("torch_vml") not in (None, VML_ROUTE):
+        out.append("torch's VML math runs on MKL's CPU-dependent path (torch was configured "
+                   "with BENCH_NUMERIC=native)")
     cap = torch_rb["torch_cpu_capability"]
     if cap is not None and cap != PINNED_TORCH_CAPABILITY:
         out.append(f"torch uses its {cap} kernels, not {PINNED_TORCH_CAPABILITY}"
@@ -397,7 +492,7 @@ def platform_id(rec: dict[str, Any]) -> str:
     ``cuda-`` plus a digest of what the kernels depend on. Library versions are in every digest."""
     versions = rec.get("versions") or {}
     if rec.get("pinned"):
-        key = {"settings": PINNED_SETTINGS, "versions": versions}
+        key = {"settings": PINNED_SETTINGS, "torch_vml": VML_ROUTE, "versions": versions}
         prefix = "cpu-pinned"
     elif rec.get("cuda") and rec.get("mode") == "native":
         key = {"cuda": rec.get("cuda"), "versions": versions}

@@ -173,15 +173,86 @@ def test_dask_worker_refuses_clearly_without_dask(monkeypatch, capsys):
 
 
 PROBE_DIGESTS = {
-    "cpu-pinned-76cac3dd": {"mkl_sgemm": "63373df5da3459a6", "lstm": "f9dc453c3887c182",
+    "cpu-pinned-1cc01654": {"mkl_sgemm": "63373df5da3459a6", "lstm": "69b40ec363f8cfa9",
+                            "torch_math": "5d09a03a939d4751",
                             "numpy_loops": "4827011563747271",
                             "openblas_dgemm": "8d1a2f835db8b37e"},
 }
 """`bench platform --probe` in the pinned environment, by platform id (the id changes with the
-settings and library versions), as computed on the AVX-512 Intel Xeon that regenerated the
-references. The pin promises these digests on every x86-64 CPU with AVX2: a machine that gives
-others names the library whose kernels differ (docs/reference.md). `lstm_onednn` is not
-promised (oneDNN is off in the pin) and not checked."""
+settings, VML routing and library versions), as computed on the AVX-512 AMD EPYC (Zen 5) that
+recorded pin v3. The pin promises these digests on every x86-64 CPU with AVX2: a machine that
+gives others names the library whose kernels differ (docs/reference.md). Under pin v2
+(`cpu-pinned-76cac3dd`) the Intel Xeon that made the references gave `lstm` f9dc453c3887c182
+and this AMD machine c6d877e83c51d398 (the other probes agreed): MKL's vector math (VML),
+which `MKL_CBWR` does not govern, computed torch's tanh and sqrt along another path there.
+`lstm_onednn` is not promised (oneDNN is off in the pin) and not checked."""
+
+_VML_SHIM = r"""
+#include <stdlib.h>
+/* MKL's vector math library (VML), statically linked into torch's CPU library, asks this
+   exported function which code path to run; LD_PRELOAD interposes it, so one machine can run
+   the paths other CPUs would take. */
+long mkl_serv_vml_cpu_detect(void) {
+  const char *v = getenv("BENCH_TEST_VML_PATH");
+  return v ? atol(v) : 2;
+}
+"""
+
+_VML_PROBES = """
+import json
+import bench
+from bench.tools.numeric_probe import probe_lstm, probe_torch_math
+print(json.dumps({"lstm": probe_lstm(), "torch_math": probe_torch_math()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def vml_shim(tmp_path_factory):
+    """The shim compiled into a shared library (needs a C compiler: gcc is on these machines)."""
+    import shutil
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (gcc) to build the VML shim")
+    folder = tmp_path_factory.mktemp("vml")
+    (folder / "shim.c").write_text(_VML_SHIM)
+    lib = folder / "libvmlshim.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(folder / "shim.c")], check=True,
+                   capture_output=True, timeout=60)
+    return lib
+
+
+def _under_vml_path(lib, path: int, mode: str) -> dict | None:
+    """The LSTM and torch-math probes in a fresh process whose VML takes code path ``path``
+    (None: that path does not run on this CPU, e.g. instructions it lacks)."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in numeric.PINNED_SETTINGS and k != numeric.MODE_ENV}
+    env = clean | {"LD_PRELOAD": str(lib), "BENCH_TEST_VML_PATH": str(path),
+                   numeric.MODE_ENV: mode}
+    out = subprocess.run([sys.executable, "-c", _VML_PROBES], env=env, capture_output=True,
+                         text=True, timeout=180)
+    if out.returncode < 0:  # killed by a signal: the path's instructions are not on this CPU
+        return None
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_pinned_torch_math_does_not_depend_on_mkls_vector_math_path(vml_shim):
+    """The failure that pin v2 hid: MKL's vector math library picks its code path by its own
+    CPU detection (MKL_CBWR does not govern it), so an Intel and an AMD CPU computed torch's
+    tanh and sqrt differently and LSTM cells did not rerun bit for bit across them. Here VML is
+    made to take the paths of other CPUs: natively the probes change with the path (so the
+    shim reaches MKL and the test can fail); pinned, where NumPy computes those ops, they do
+    not."""
+    paths = (2, 7, 11)  # 2: an AMD EPYC's own; 7 and 11 round exp/log/tanh/sqrt differently
+    native = {p: _under_vml_path(vml_shim, p, "native") for p in paths}
+    ran = {p: d for p, d in native.items() if d is not None}
+    assert len(ran) >= 2, f"fewer than two VML paths run on this CPU: {native}"
+    assert len({d["torch_math"] for d in ran.values()}) > 1, (
+        "the VML paths gave the same torch math natively: the shim no longer reaches MKL "
+        f"(torch's build changed?), so this test proves nothing: {ran}")
+    pinned = {p: _under_vml_path(vml_shim, p, "pinned") for p in ran}
+    assert len({json.dumps(d, sort_keys=True) for d in pinned.values()}) == 1, pinned
 
 
 def test_the_probes_give_the_recorded_digests_on_this_cpu():
@@ -210,4 +281,5 @@ def test_cli_platform(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["probe", "digest"]
     assert [line.split()[0] for line in out[2:]] == ["mkl_sgemm", "lstm", "lstm_onednn",
-                                                     "numpy_loops", "openblas_dgemm"]
+                                                     "torch_math", "numpy_loops",
+                                                     "openblas_dgemm"]

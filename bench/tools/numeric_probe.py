@@ -3,14 +3,14 @@ kernels, one per library on a cell's path, so two machines can be compared witho
 a grid.
 
 Each probe computes something a cell computes (a float32 GEMM through torch's BLAS, a few
-training steps of a small LSTM, NumPy's transcendental loops, a float64 GEMM through
-OpenBLAS) on inputs built from integers (no random-number code, whose own arithmetic would be
-part of what is compared), and prints the first 16 hex digits of the sha256 of the result's
-bytes. In the pinned environment every probe is meant to give the same digest on every x86-64
-CPU with AVX2; ``docs/reference.md`` records the digests of the machine that made the
-references. ``lstm_onednn`` trains the same LSTM with torch's oneDNN switched on for that probe
-only (the pin switches it off): it tells whether oneDNN too is the same across CPUs, which
-would let the pin keep its faster LSTM.
+training steps of a small LSTM, torch's transcendental ops, NumPy's transcendental loops, a
+float64 GEMM through OpenBLAS) on inputs built from integers (no random-number code, whose own
+arithmetic would be part of what is compared), and prints the first 16 hex digits of the
+sha256 of the result's bytes. In the pinned environment every probe is meant to give the same
+digest on every x86-64 CPU with AVX2; ``docs/reference.md`` records the digests of the machine
+that made the references. ``lstm_onednn`` trains the same LSTM with torch's oneDNN switched on
+for that probe only (the pin switches it off): it tells whether oneDNN too is the same across
+CPUs, which would let the pin keep its faster LSTM.
 
 Example:
     $ bench platform --probe
@@ -94,6 +94,23 @@ def probe_lstm_onednn() -> str:
     return _lstm(onednn=True)
 
 
+def probe_torch_math() -> str:
+    """torch's transcendental ops that torch's build hands to MKL's vector math library
+    (:data:`bench.numeric.VML_OPS`), float32 and float64: in the pinned environment NumPy and
+    SciPy compute them, so VML's CPU-dependent code path never shows."""
+    from bench.numeric import VML_OPS, torch_threads
+
+    x = _grid(1, 20_011, 43).ravel() * np.float32(0.99)  # inside every op's domain: (-1, 1)
+    with torch_threads(1) as torch:
+        outs = []
+        for dtype in (torch.float32, torch.float64):
+            t = torch.from_numpy(x).to(dtype)
+            for op in VML_OPS:
+                arg = t.abs() + 0.01 if op in ("log", "log10", "log2", "sqrt") else t
+                outs.append(getattr(torch, op)(arg).numpy())
+        return _digest(*outs)
+
+
 def probe_numpy_loops() -> str:
     """NumPy's SIMD loops: exp, log, tanh in float64 and float32, and a pairwise sum."""
     x = _grid(1, 100_003, 41).ravel()
@@ -116,6 +133,7 @@ PROBES: dict[str, Callable[[], str]] = {
     "mkl_sgemm": probe_mkl_sgemm,
     "lstm": probe_lstm,
     "lstm_onednn": probe_lstm_onednn,
+    "torch_math": probe_torch_math,
     "numpy_loops": probe_numpy_loops,
     "openblas_dgemm": probe_openblas_dgemm,
 }
