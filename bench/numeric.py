@@ -29,7 +29,19 @@ torch's oneDNN               off             ``torch.backends.mkldnn.enabled = F
                                              from an import hook :func:`pin` installs): the
                                              LSTM then runs on ATen and MKL (oneDNN promises
                                              bit-exactness only on the same hardware)
+torch's VML math             NumPy           ``tanh``, ``sqrt``, ``exp``, ``log``, the
+                                             trigonometric and error functions
+                                             (:data:`VML_OPS`): torch's build hands them to
+                                             MKL's vector math library, whose code path follows
+                                             the CPU whatever ``MKL_CBWR`` says; the pin
+                                             registers NumPy/SciPy kernels for them on torch's
+                                             CPU dispatch key when torch is imported
 ===========================  ==============  ================================================
+
+Pin v3 (platform ids from ``cpu-pinned-1cc01654`` on): pin v2 lacked the last row, and its
+LSTM cells made on an AVX-512 Intel Xeon did not rerun bit for bit on an AVX-512 AMD EPYC
+(Zen 5), although every probe but the LSTM's agreed; VML was found by making it take other
+CPUs' code paths on one machine (``tests/test_numeric.py``).
 
 The variables act only if set before NumPy and torch are loaded, so :func:`pin` runs when
 ``bench`` is imported (``bench/__init__.py``), before any of its modules loads NumPy, and sets

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the committed references under pin v2 with the parked code (informed 2 and the
-# reference grids' measures, commit 2a95c98), resuming from the cells already staged here.
+# Regenerates the committed references under pin v3 with the parked code (informed 2 and the
+# reference grids' measures, commit CODE below), resuming from the cells already staged here.
 # Usage (from the repository root, with `make install` done):
 #   setsid nohup bash staging/regen.sh > /tmp/regen/log 2>&1 &
 #   bash staging/regen.sh --save     # copy finished cells into staging/<grid>/cells (then commit)
@@ -8,7 +8,7 @@
 # Stop it with `kill -- -<PGID>` (its process group), never pkill: loky workers outlive pkill.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CODE=2a95c9823f28f6af9a5d297e4c03df29c97b8bac    # main before the parking revert 89e3601
+CODE=__CODE__    # the parked code; the commit after it on main (PARK in land.sh) reverts it
 WT=/tmp/wt; OUT=/tmp/regen
 GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart trlaplace_code trlaplace_code_public"
 save() {
@@ -28,6 +28,14 @@ if [ "${1:-}" = --save ]; then save; exit 0; fi
 if [ $# -gt 0 ]; then GRIDS="$*"; fi
 [ -d "$WT" ] || git -C "$ROOT" worktree add --detach "$WT" "$CODE"
 [ "$(git -C "$WT" rev-parse HEAD)" = "$CODE" ] || { echo "$WT is not at $CODE" >&2; exit 1; }
+# the staged cells and this machine must share the pinned platform (staging/README.md)
+here=$(cd "$WT" && PYTHONPATH="$WT" "$ROOT/.venv/bin/bench" platform | head -1 | cut -d: -f1)
+case "$here" in cpu-pinned-*) ;; *) echo "not pinned here ($here): nothing run" >&2; exit 1;; esac
+staged=$(grep -rhoE '"id": "cpu-[a-z0-9-]+"' "$ROOT"/staging/*/cells/*/manifest.json 2>/dev/null \
+  | sort -u | sed 's/.*"\(cpu-[a-z0-9-]*\)"/\1/' || true)
+for id in $staged; do
+  [ "$id" = "$here" ] || { echo "staged cells on $id, this machine $here: nothing run" >&2; exit 1; }
+done
 mkdir -p "$OUT"
 for g in $GRIDS; do
   mkdir -p "$OUT/$g/cells"

@@ -40,12 +40,13 @@ def test_committed_report_rebuilds_byte_identically_and_cells_are_current(grid, 
 
 
 RERUN = {"quickstart": 2, "tem": 1, "debates2016": 1, "news_outlets": 1}
-"""References CI reruns, and how many cells of each: those computed in the pinned environment
-v2 (cpu-pinned-76cac3dd), each rerun starting with a cell that trains a model on privatized
-text. thesis_reference and trlaplace (computed on an AVX-512 CPU without a pin) and
-trlaplace_rewrite (on an AVX2 AMD CPU without a pin) are not yet regenerated under it: their
-LSTM cells do not rerun bit-exactly on every CPU, so they are not rerun here
-(docs/reference.md, "The references' platforms, today")."""
+"""References CI reruns, and how many cells of each: those computed in the pinned environment,
+each rerun starting with a cell that trains a model on privatized text (quickstart: pin v3,
+cpu-pinned-1cc01654; tem, debates2016 and news_outlets: pin v2, bag-of-words cells that never
+reach torch, so v3 computes them identically). thesis_reference and trlaplace (computed on an
+AVX-512 CPU without a pin) and trlaplace_rewrite (on an AVX2 AMD CPU without a pin) are not yet
+regenerated under a pin: their LSTM cells do not rerun bit-exactly on every CPU, so they are
+not rerun here (docs/reference.md, "The references' platforms, today")."""
 
 
 @pytest.mark.parametrize("grid", sorted(RERUN))
