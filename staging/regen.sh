@@ -8,7 +8,7 @@
 # Stop it with `kill -- -<PGID>` (its process group), never pkill: loky workers outlive pkill.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CODE=__CODE__    # the parked code; the commit after it on main (PARK in land.sh) reverts it
+CODE=2d817f4bba4b1200b6c850c07600f2266345c20b    # the parked code; the commit after it on main (PARK in land.sh) reverts it
 WT=/tmp/wt; OUT=/tmp/regen
 GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart trlaplace_code trlaplace_code_public"
 save() {
