@@ -285,6 +285,9 @@ def _route_vml_ops(torch: Any) -> None:
             return compute(fn, x, dtype)
 
         def inplace(x: Any) -> Any:
+            if not (x.is_floating_point() or x.is_complex()):  # as torch's own kernels refuse
+                raise RuntimeError(f"result type Float can't be cast to the desired output "
+                                   f"type {str(x.dtype).removeprefix('torch.').title()}")
             x.detach().copy_(compute(fn, x, x.dtype))
             return x
 

@@ -283,3 +283,39 @@ def test_cli_platform(capsys):
     assert [line.split()[0] for line in out[2:]] == ["mkl_sgemm", "lstm", "lstm_onednn",
                                                      "torch_math", "numpy_loops",
                                                      "openblas_dgemm"]
+
+
+def test_vml_ops_are_numpys_in_every_form():
+    """In the pinned environment torch's VML ops are NumPy's (SciPy's for the error functions)
+    bit for bit, in the functional, in-place and out= forms, on strided views, with torch's
+    dtype rules (half computed in float32, integers promoted, in-place on integers refused) and
+    autograd intact."""
+    import numpy as np
+    import scipy.special
+    import torch
+
+    assert numeric.platform()["torch_vml"] == numeric.VML_ROUTE
+    base = torch.linspace(-0.9, 0.9, 63, dtype=torch.float64).reshape(3, 21)[:, ::2]
+    for op, path in numeric.VML_OPS.items():
+        mod, _, name = path.rpartition(".")
+        ref_fn = getattr(scipy.special if mod == "scipy.special" else np, name)
+        x = base.abs() + 0.05 if op in ("log", "log10", "log2", "sqrt") else base
+        for dtype in (torch.float32, torch.float64):
+            t = x.to(dtype)
+            want = ref_fn(t.contiguous().numpy())
+            assert np.array_equal(getattr(torch, op)(t).numpy(), want), (op, dtype)
+            inplace = t.clone()
+            getattr(inplace, f"{op}_")()
+            assert np.array_equal(inplace.numpy(), want), (op, dtype)
+            out = torch.empty(0, dtype=dtype)
+            getattr(torch, op)(t, out=out)
+            assert out.shape == t.shape and np.array_equal(out.numpy(), want), (op, dtype)
+    half = torch.tanh(base.to(torch.float16))
+    assert half.dtype == torch.float16
+    assert torch.sqrt(torch.arange(4)).dtype == torch.get_default_dtype()
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.arange(4).sqrt_()
+    a = base.clone().requires_grad_(True)
+    (torch.tanh(a).sum() + torch.exp(a).sum()).backward()
+    expect = (1 - np.tanh(base.numpy()) ** 2) + np.exp(base.numpy())
+    np.testing.assert_allclose(a.grad.numpy(), expect, rtol=1e-12)
