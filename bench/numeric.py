@@ -236,7 +236,10 @@ with ``LD_PRELOAD``): these are the ops whose results change with VML's path, an
 routed to NumPy (its own SIMD loops, pinned to ``X86_V3``; SciPy's for the error functions)
 nothing in the LSTM probe does. Only the CPU kernels (dispatch key ``CPU``) are replaced, for
 the functional, in-place and ``out=`` forms; autograd is untouched (the derivatives call these
-ops again, or none of them)."""
+ops again, or none of them). Composite ops that reach them through the dispatcher (``logsumexp``,
+``special.ndtr``, the BCE-with-logits loss) follow; two kernels call VML inside themselves and
+are not routed: ``pow`` with the exponent ±0.5 and ``logit``. bench's own torch code uses
+neither (a plugin that does is not portable across CPUs)."""
 
 VML_ROUTE = "numpy-1"
 """What :data:`VML_OPS` computes with, and its version: part of the pinned platform id."""
