@@ -227,11 +227,12 @@ VML_OPS: dict[str, str] = {
 """ATen's CPU kernels that call MKL's vector math library (VML) in torch's PyPI build, and what
 computes them in the pinned environment instead.
 
-VML picks its code path by its own CPU detection, which ``MKL_CBWR`` does not govern: on an
-AMD EPYC (Zen 5) it takes another path than on an Intel Xeon, and ``tanh`` (every LSTM step),
-``sqrt`` (every Adam step) and ``exp``/``log`` round differently there, so pin v2's LSTM cells
-made on the Intel Xeon did not rerun bit for bit on the AMD machine. Found by making VML
-believe it runs on other CPUs (``tests/test_numeric.py``: a shim for its CPU detection, loaded
+VML picks its code path by its own CPU detection, which ``MKL_CBWR`` does not govern, and
+``tanh`` (every LSTM step), ``sqrt`` (every Adam step) and ``exp``/``log`` round differently on
+different paths. Pin v2's LSTM cells made on an Intel Xeon did not rerun bit for bit on an AMD
+EPYC (Zen 5, VML path 2; the Xeon's path was not recorded), while every other library on the
+LSTM's path gave the same bits on both machines. Found by making VML believe it runs on other
+CPUs (``tests/test_numeric.py``: a shim for its CPU detection, loaded
 with ``LD_PRELOAD``): these are the ops whose results change with VML's path, and with them
 routed to NumPy (its own SIMD loops, pinned to ``X86_V3``; SciPy's for the error functions)
 nothing in the LSTM probe does. Only the CPU kernels (dispatch key ``CPU``) are replaced, for
@@ -483,8 +484,9 @@ def platform() -> dict[str, Any]:
     every loaded OpenBLAS, NumPy and torch reporting the pinned kernels), ``problems`` (why not,
     when pinned was asked for), ``settings`` (the variables of :data:`PINNED_SETTINGS` as in
     force), ``openblas`` (core types reported back), ``numpy_simd`` (NumPy's dispatched targets),
-    ``torch_cpu_capability``, ``torch_onednn`` and ``cuda`` (None where torch is not loaded /
-    sees no GPU), ``host`` (:func:`host_cpu`), ``versions`` (:func:`library_versions`)
+    ``torch_cpu_capability``, ``torch_onednn``, ``torch_vml`` (:data:`VML_ROUTE` where torch's
+    VML ops are routed to NumPy, ``mkl`` where not) and ``cuda`` (None where torch is not
+    loaded / sees no GPU), ``host`` (:func:`host_cpu`), ``versions`` (:func:`library_versions`)
     and ``id``: cells with the same id were computed with the same kernels and library versions,
     so copies of one cell with the same id must agree bit for bit.
     """
