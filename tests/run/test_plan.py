@@ -1,5 +1,6 @@
 """Planning a grid into worker groups: one group per privatized corpus, and the corpora of one
-noise draw (``nearest`` / ``vickrey`` of the same seed) in one group, sharing their search."""
+noise draw (``nearest`` / ``vickrey`` of the same seed) in one group, sharing their search; and
+scheduling them: a group starts once the baselines its cells compare with have finished."""
 
 import numpy as np
 
@@ -145,6 +146,7 @@ def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
     deps.finished([CellResult(cell_hash(b0, dh0), b0.name, "failed")])  # any outcome counts
     assert deps.take_ready() == [g for g in groups[n_base:] if g[0][0].seed == b0.seed]
     assert deps.baselines_left and deps.waiting
+
 
 def test_grid_without_baselines_runs_every_group_at_once(tmp_path):
     """No baseline in the grid (``baseline: false``): every group is ready from the start."""
