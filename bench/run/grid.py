@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -382,30 +382,44 @@ def _run_groups(groups: list, n_base: int, collector: _Collector, results: Path,
             for w in warnings_:
                 logger.warning("%s", w)
 
-    if pool is None and executor == "local" and jobs <= 1:
-        while not collector.stop:
-            ready = deps.take_ready()
-            if not ready:
-                break
-            for g in ready:
-                after(run_group(g, *args))
-                if collector.stop:
-                    break
-    else:
-        if pool is None:
-            pool = (_DaskPool(scheduler, max(jobs, 1)) if executor == "dask"
-                    else _LocalPool(jobs))
-        with pool:
-            for g in deps.take_ready():
-                pool.submit(g, args)
-            while pool.running and not collector.stop:
-                after(pool.next_batch())
-                if not collector.stop:
-                    for g in deps.take_ready():
-                        pool.submit(g, args)
+    if pool is None:
+        pool = (_DaskPool(scheduler, max(jobs, 1)) if executor == "dask"
+                else _LocalPool(jobs) if jobs > 1 else _InProcessPool())
+    with pool:
+        for g in deps.take_ready():
+            pool.submit(g, args)
+        while pool.running and not collector.stop:
+            after(pool.next_batch())
+            if not collector.stop:
+                for g in deps.take_ready():
+                    pool.submit(g, args)
     if warnings_ is None:  # stopped early, or no baseline in the grid
         warnings_ = baseline_warnings(results, groups[:n_base])
     return warnings_
+
+
+class _InProcessPool:
+    """Groups run in this process (``jobs=1``), one at a time in the order submitted."""
+
+    def __init__(self) -> None:
+        self.queue: deque = deque()
+
+    @property
+    def running(self) -> bool:
+        return bool(self.queue)
+
+    def submit(self, group: list, args: tuple) -> None:
+        self.queue.append((group, args))
+
+    def next_batch(self) -> list[CellResult]:
+        group, args = self.queue.popleft()
+        return run_group(group, *args)
+
+    def __enter__(self) -> _InProcessPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.queue.clear()
 
 
 class _LocalPool:
