@@ -5,14 +5,19 @@
 #   setsid nohup bash staging/regen.sh > /tmp/regen/log 2>&1 &
 #   bash staging/regen.sh --save     # copy finished cells into staging/<grid>/cells (then commit)
 #   JOBS=1 bash staging/regen.sh trlaplace_code trlaplace_code_public   # only these grids
+# The 100-d grids need `bench embeddings fetch glove-6b-100d` once per machine (npm, ~2 min).
 # Stop it with `kill -- -<PGID>` (its process group), never pkill: loky workers outlive pkill.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CODE=2d817f4bba4b1200b6c850c07600f2266345c20b    # the parked code; the commit after it on main (PARK in land.sh) reverts it
 WT=/tmp/wt; OUT=/tmp/regen
-GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart trlaplace_code trlaplace_code_public"
+# the committed references, regenerated and landed together (land.sh --go)
+GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart"
+# new references (issue 25: the code ablation, the 100-d repetitions), none on main yet: each
+# lands on its own once complete, after the ones above (land.sh --new GRID)
+NEW="trlaplace_code trlaplace_code_public thesis_100d tem_100d trlaplace_100d trlaplace_rewrite_100d"
 save() {
-  for g in $GRIDS; do
+  for g in $GRIDS $NEW; do
     [ -d "$OUT/$g/cells" ] || continue
     mkdir -p "$ROOT/staging/$g/cells"
     for c in "$OUT/$g/cells"/*/; do
@@ -25,7 +30,7 @@ save() {
   done
 }
 if [ "${1:-}" = --save ]; then save; exit 0; fi
-if [ $# -gt 0 ]; then GRIDS="$*"; fi
+if [ $# -gt 0 ]; then GRIDS="$*"; else GRIDS="$GRIDS $NEW"; fi
 [ -d "$WT" ] || git -C "$ROOT" worktree add --detach "$WT" "$CODE"
 [ "$(git -C "$WT" rev-parse HEAD)" = "$CODE" ] || { echo "$WT is not at $CODE" >&2; exit 1; }
 # the staged cells and this machine must share the pinned platform (staging/README.md)
