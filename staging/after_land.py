@@ -38,6 +38,7 @@ channel the seed-1 cell sampled)."""'''),
 
 
 def main() -> None:
+    """Apply every edit, or none: all old texts are checked before a file is written."""
     out = {}
     for name, edits in EDITS.items():
         text = Path(name).read_text(encoding="utf-8")
