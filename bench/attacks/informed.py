@@ -222,7 +222,9 @@ class InformedAdversary(Model):
     """
 
     name = "informed"
-    version = "1"
+    # 2: a sampled channel is drawn from a stream seeded by its key (the configuration, not the
+    #    cell's seed), so one serves every seed and model (informed_channel.CHANNEL_FORMAT 2)
+    version = "2"
     accepts = frozenset({"text"})
     # what the runner hands the constructor besides seed and n_classes (bench.attacks.adversary.
     # ADVERSARY_NEEDS): the cell's mechanism, the attribute's words and the channel cache

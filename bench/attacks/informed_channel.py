@@ -24,17 +24,14 @@ What the key holds, and why that is enough:
   kernels, the host's vector extension) and :data:`CHANNEL_FORMAT` / the suite version. They
   draw nothing: computing one leaves the random stream where it was (checked: a channel whose
   computation moved it is not stored). So one exact channel serves every seed and model.
-* **sampled channels** draw ``n_samples`` outputs per candidate through the privatizer, from
-  its random stream: the attack privatizer's own ``Generator``, seeded ``[cell seed, 1]``
-  (:func:`bench.run.attacks._attack_privatizer`), shared by its mechanism and mapping, and
-  never the stream that privatized the corpus (so a cell whose corpus came from the corpus
-  cache sees the same stream as one that privatized). The first sampled channel of a cell draws
-  from the fresh stream; a later one (another attribute with other candidates) from where the
-  previous left it. The key therefore holds, besides the configuration (mapping included) and
-  ``n_samples``/``smoothing``, the exact state of every random stream the privatizer draws from
-  before sampling; the entry records the states after, which a cache hit restores. Cells that
-  differ only in the model (or in settings that touch neither privatizer nor adversary) share
-  a sampled channel; cells with another seed do not (their streams differ).
+* **sampled channels** (format 2) draw ``n_samples`` outputs per candidate through the
+  privatizer, from a random stream seeded by the key itself (:func:`sampling_seed`: the
+  configuration, mapping included, the vocabulary, the candidates, ``n_samples`` and
+  ``smoothing``; not the cell's seed, the host or the suite version). The privatizer's own
+  streams are set to that seed for the sampling and restored afterwards, so sampling leaves
+  them where they were, and a cache hit is exactly a recomputation. One sampled channel
+  therefore serves every seed and model of a configuration, like an exact one, and the same on
+  every machine. (Format 1 drew from the cell's attack stream, so each seed computed its own.)
 
 Example:
     >>> ch, info = get_channel(privatizer, cand, store=ChannelStore(layout.channels_dir(r)))
@@ -45,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
 import weakref
@@ -64,11 +62,11 @@ from bench.models.base import ModelInputError
 
 logger = logging.getLogger(__name__)
 
-CHANNEL_FORMAT = 1
+CHANNEL_FORMAT = 2
 """Version of how a channel is computed and stored: bump it when the computation of an exact
 or sampled channel changes (:class:`~bench.mechanisms.channels.ExpChannel`,
 :func:`_sampled_channel`) without a mechanism's version changing, so cached channels are not
-taken for the new ones."""
+taken for the new ones. 2: sampled channels draw from a stream seeded by their key."""
 
 SAMPLE_CHUNK = 65_536
 """Draws per call of a sampled channel (part of its key: the stream is consumed per call)."""
@@ -133,17 +131,37 @@ def supports(mechanism_kind: str | None, output: str) -> str | None:
         f"the informed adversary: mechanism {mechanism_kind!r} of unknown kind {kind!r}")
 
 
+def sampling_seed(payload: dict[str, Any]) -> int:
+    """The seed of a sampled channel's draws: sha256 of its key without the parts that must not
+    change the draws (the platform, on which only the cache entry depends, and the suite
+    version: cells of different releases with the same hash are the same cells)."""
+    core = {k: v for k, v in payload.items() if k not in ("platform", "suite_version")}
+    return int(hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode("utf-8"))
+               .hexdigest(), 16)
+
+
 def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothing: float,
-                     chunk: int = SAMPLE_CHUNK) -> TableChannel:
+                     seed: int, chunk: int = SAMPLE_CHUNK) -> TableChannel:
     """P(o|w) estimated by ``n_samples`` draws per candidate through the privatizer itself,
-    with add-α smoothing (:class:`bench.mechanisms.channels.TableChannel`)."""
+    with add-α smoothing (:class:`bench.mechanisms.channels.TableChannel`). The draws come from
+    the privatizer's streams set to ``seed`` (:func:`sampling_seed`; stream ``i`` from
+    ``SeedSequence([seed, i])``); their states are restored afterwards."""
     n_vocab = privatizer.embedding.size
     rows = np.repeat(np.arange(len(cand)), n_samples)
     src = cand[rows]
     outs = np.empty(len(src), dtype=np.int64)
-    for a in range(0, len(src), chunk):  # vectorised: every candidate in one call per chunk
-        o, _ = privatizer.privatize_ids(src[a:a + chunk])
-        outs[a:a + chunk] = o
+    gens = streams(privatizer)
+    before = [g.bit_generator.state for g in gens]
+    try:
+        for i, g in enumerate(gens):
+            g.bit_generator.state = type(g.bit_generator)(
+                np.random.SeedSequence([seed, i])).state
+        for a in range(0, len(src), chunk):  # vectorised: every candidate in one call per chunk
+            o, _ = privatizer.privatize_ids(src[a:a + chunk])
+            outs[a:a + chunk] = o
+    finally:
+        for g, st in zip(gens, before):
+            g.bit_generator.state = st
     counts = sparse.coo_matrix((np.ones(len(src)), (rows, outs)),
                                shape=(len(cand), n_vocab)).tocsr()
     counts.sum_duplicates()
@@ -212,14 +230,6 @@ def stream_states(privatizer: Any) -> list[dict]:
     return [g.bit_generator.state for g in streams(privatizer)]
 
 
-def _set_stream_states(privatizer: Any, states: list[dict]) -> None:
-    gens = streams(privatizer)
-    if len(gens) != len(states):
-        raise ValueError("channel cache: the privatizer's random streams are not the entry's")
-    for g, s in zip(gens, states):
-        g.bit_generator.state = s
-
-
 def _describe(obj: Any) -> dict[str, Any]:
     return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}",
             "version": getattr(obj, "version", None), **obj.describe()}
@@ -243,7 +253,8 @@ def channel_payload(privatizer: Any, cand: np.ndarray, kind: str, n_samples: int
     if kind == "sampled":
         payload |= {"mapping": _describe(privatizer.mapping), "n_samples": int(n_samples),
                     "smoothing": float(smoothing), "chunk": SAMPLE_CHUNK,
-                    "streams": stream_states(privatizer)}
+                    "stream_kinds": [type(g.bit_generator).__name__
+                                     for g in streams(privatizer)]}
     return payload
 
 
@@ -269,8 +280,6 @@ def _from_store(store: Any, payload: dict[str, Any], privatizer: Any, cand: np.n
                              privatizer.embedding.size)
         if not np.array_equal(ch.cand, cand):
             raise ValueError("other candidates")
-        if payload["kind"] == "sampled":
-            _set_stream_states(privatizer, meta["streams_after"])
     except (KeyError, ValueError) as e:  # cannot be: the payload matched; recompute
         logger.warning("informed: cached channel unusable (%s): computing it", e)
         return None
@@ -317,10 +326,12 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
     how = "computed"
 
     def stored(kind: str) -> tuple[dict[str, Any] | None, tuple[Channel, str] | None]:
-        """The cache key payload of a ``kind`` channel and what the store holds for it."""
+        """The cache key payload of a ``kind`` channel and what the store holds for it (a
+        sampled channel's payload is needed for its seed, with or without a store)."""
         payload = channel_payload(privatizer, cand, kind, n_samples, smoothing) \
-            if store is not None else None
-        return payload, (_from_store(store, payload, privatizer, cand) if payload else None)
+            if store is not None or kind == "sampled" else None
+        return payload, (_from_store(store, payload, privatizer, cand)
+                         if payload and store is not None else None)
 
     if channel_kind(privatizer) == "exact" and not sampled:
         payload, got = stored("exact")
@@ -341,10 +352,11 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
             ch, how = got
         else:
             t1 = time.perf_counter()
-            ch = _sampled_channel(privatizer, cand, n_samples, smoothing)
+            ch = _sampled_channel(privatizer, cand, n_samples, smoothing,
+                                  sampling_seed(payload))
             ch.seconds = time.perf_counter() - t1
-            if payload:
-                _to_store(store, payload, ch, {"streams_after": stream_states(privatizer)})
+            if store is not None:
+                _to_store(store, payload, ch, {})
     seconds = time.perf_counter() - t0
     if how == "computed":
         ch.seconds = seconds

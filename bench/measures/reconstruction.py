@@ -183,8 +183,9 @@ def _mean(x: np.ndarray) -> float | None:
     return float(np.mean(x)) if len(x) else None
 
 
+# 3: a sampled channel is drawn from a stream seeded by its key, not the cell's (channel format 2)
 RECONSTRUCTION = (Measure(
-    "reconstruction", "2", "token reconstruction: the maximum-a-posteriori original of each "
+    "reconstruction", "3", "token reconstruction: the maximum-a-posteriori original of each "
     "privatized word under the mechanism's channel and a Zipf prior, top-1 and top-5 rate",
     compute, _skip))
 """The ``reconstruction`` measure."""

@@ -1,8 +1,8 @@
 """The informed adversary's channel, computed once per key (bench.attacks.informed_channel):
 a channel from the results folder's cache is bit for bit the one a recomputation gives --
-exact channels across seeds, sampled ones only for the same random stream, whose state a hit
-leaves where the computation would -- in this process and in another one; a damaged entry is
-recomputed; a channel the cache cannot reproduce is not stored."""
+exact and sampled channels alike across seeds (a sampled one draws from a stream seeded by its
+key and leaves the cell's streams alone) -- in this process and in another one; a damaged
+entry is recomputed; a channel the cache cannot reproduce is not stored."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from bench.attacks.informed import InformedAdversary
 from bench.attacks.informed_channel import (
     channel_payload,
     get_channel,
+    sampling_seed,
     stream_states,
 )
 from bench.embeddings import Embedding
@@ -106,31 +107,39 @@ def test_an_exact_channel_from_the_cache_is_the_computed_one_for_any_seed(store,
 
 
 @pytest.mark.parametrize(("mech", "params"), SAMPLED, ids=lambda v: str(v))
-def test_a_sampled_channel_is_shared_only_by_the_same_stream(store, mech, params):
+def test_a_sampled_channel_is_shared_by_every_seed_and_draws_from_its_own_stream(store, mech,
+                                                                                  params):
     """Two channels in a row (two attributes with other candidates) from one privatizer, as in
-    a cell: a second cell with the same seed (another model) gets both from the cache, equal to
-    the first cell's, and its stream ends where the first cell's did; another seed samples."""
+    a cell: a cell with another seed gets both from the cache, equal to what it would compute
+    itself without a cache (the draws are seeded by the channel's key, not the cell); sampling
+    leaves the privatizer's streams where they were; another configuration samples anew."""
     cand2 = np.arange(90)
     first = toy_privatizer(mech, 3, **dict(params))
+    fresh = stream_states(first)
     a1, h1 = get_channel(first, CAND, sampled=True, store=store)
     a2, h2 = get_channel(first, cand2, sampled=True, store=store)
     assert (h1["cache"], h2["cache"]) == ("computed", "computed") and a1.kind == "sampled"
+    assert stream_states(first) == fresh  # the channel's draws are not the cell's
     forget_memory()
-    second = toy_privatizer(mech, 3, **dict(params))
+    second = toy_privatizer(mech, 4, **dict(params))
     b1, h1 = get_channel(second, CAND, sampled=True, store=store)
     b2, h2 = get_channel(second, cand2, sampled=True, store=store)
     assert (h1["cache"], h2["cache"]) == ("disk", "disk")
-    assert stream_states(second) == stream_states(first)
-    ids = np.arange(N)
-    assert np.array_equal(second.privatize_ids(ids)[0], first.privatize_ids(ids)[0])
-    uncached = toy_privatizer(mech, 3, **dict(params))
-    c1, _ = get_channel(uncached, CAND, sampled=True)
+    uncached = toy_privatizer(mech, 9, **dict(params))
+    c1, h1 = get_channel(uncached, CAND, sampled=True)
     c2, _ = get_channel(uncached, cand2, sampled=True)
+    assert h1["cache"] == "computed"
     for x, y in ((a1, c1), (b1, c1), (a2, c2), (b2, c2)):
         assert_same_channel(x, y)
-    other_seed = toy_privatizer(mech, 4, **dict(params))
-    d1, h = get_channel(other_seed, CAND, sampled=True, store=store)
-    assert h["cache"] == "computed" and (d1.table != c1.table).nnz > 0
+    # the two attributes' channels are separate draws: rows of shared candidates differ
+    shared = np.intersect1d(CAND, cand2)
+    rows1 = [int(np.flatnonzero(CAND == w)[0]) for w in shared]
+    rows2 = [int(np.flatnonzero(cand2 == w)[0]) for w in shared]
+    assert (a1.table[rows1] != a2.table[rows2]).nnz > 0
+    # another configuration (more draws per candidate): another key, sampled anew
+    more, h = get_channel(toy_privatizer(mech, 3, **dict(params)), CAND, n_samples=33,
+                          sampled=True, store=store)
+    assert h["cache"] == "computed" and (more.table != c1.table).nnz > 0
     # the same privatizer object again: its own channel, drawing nothing
     assert get_channel(first, CAND, sampled=True, store=store)[1]["cache"] == "privatizer"
 
@@ -146,14 +155,22 @@ def test_the_key_holds_what_the_channel_depends_on():
         assert entry_key(channel_payload(other, CAND, "exact", 32, 1.0)) != entry_key(exact)
     m = toy_privatizer("mvl", 0)
     sampled = channel_payload(m, CAND, "sampled", 32, 1.0)
-    assert sampled["mapping"]["name"] == "nearest" and len(sampled["streams"]) == 1
-    assert channel_payload(toy_privatizer("mvl", 0), CAND, "sampled", 32, 1.0) == sampled
-    for changed in (channel_payload(toy_privatizer("mvl", 1), CAND, "sampled", 32, 1.0),
-                    channel_payload(m, CAND, "sampled", 16, 1.0),
-                    channel_payload(m, CAND, "sampled", 32, 2.0)):
+    assert sampled["mapping"]["name"] == "nearest" and "streams" not in sampled
+    # the cell's seed and where its stream stands are not part of it: every seed shares it
+    assert channel_payload(toy_privatizer("mvl", 1), CAND, "sampled", 32, 1.0) == sampled
+    m.privatize_ids(np.arange(5))
+    assert channel_payload(m, CAND, "sampled", 32, 1.0) == sampled
+    for changed in (channel_payload(m, CAND, "sampled", 16, 1.0),
+                    channel_payload(m, CAND, "sampled", 32, 2.0),
+                    channel_payload(m, CAND[:-1], "sampled", 32, 1.0),
+                    channel_payload(toy_privatizer("mvl", 0, epsilon=6.0), CAND, "sampled", 32,
+                                    1.0)):
         assert entry_key(changed) != entry_key(sampled)
-    m.privatize_ids(np.arange(5))  # the stream moved: another key
-    assert entry_key(channel_payload(m, CAND, "sampled", 32, 1.0)) != entry_key(sampled)
+        assert sampling_seed(changed) != sampling_seed(sampled)
+    # the draws' seed ignores the platform and the suite version (the cache entry does not)
+    elsewhere = dict(sampled, platform={"host": "another CPU"}, suite_version="9.9")
+    assert sampling_seed(elsewhere) == sampling_seed(sampled)
+    assert entry_key(elsewhere) != entry_key(sampled)
 
 
 def test_a_damaged_entry_is_recomputed_the_same(store, caplog):

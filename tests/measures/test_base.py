@@ -77,8 +77,8 @@ def test_measures_land_only_in_the_cells_they_apply_to(tmp_path):
     for c in grid.cells:
         by_kind[(c.mechanism, c.output)] = parse_versions(c.versions.get("measures"))
     assert by_kind[("none", "text")] == {}  # the baseline: none applies
-    assert by_kind[("mvl", "text")] == {"linkage": "1", "reconstruction": "2"}
-    assert by_kind[("tem", "text")] == {"linkage": "1", "reconstruction": "2"}
+    assert by_kind[("mvl", "text")] == {"linkage": "1", "reconstruction": "3"}
+    assert by_kind[("tem", "text")] == {"linkage": "1", "reconstruction": "3"}
     assert by_kind[("mvl", "vectors")] == {}  # no words: neither applies
     assert all(c.spec().get("measures") == c.versions.get("measures") for c in grid.cells)
 
