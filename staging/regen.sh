@@ -11,8 +11,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CODE=2d817f4bba4b1200b6c850c07600f2266345c20b    # the parked code; the commit after it on main (PARK in land.sh) reverts it
 WT=/tmp/wt; OUT=/tmp/regen
-# the committed references, regenerated and landed together (land.sh --go)
-GRIDS="debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart"
+# the committed references, regenerated and landed together (land.sh --go): landed on 2026-11-27
+# (debates2016 news_outlets thesis_reference trlaplace trlaplace_rewrite tem quickstart)
+GRIDS=""
 # new references (issue 25: the code ablation, the 100-d repetitions), none on main yet: each
 # lands on its own once complete, after the ones above (land.sh --new GRID)
 NEW="trlaplace_code trlaplace_code_public thesis_100d tem_100d trlaplace_100d trlaplace_rewrite_100d"

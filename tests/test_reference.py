@@ -39,14 +39,11 @@ def test_committed_report_rebuilds_byte_identically_and_cells_are_current(grid, 
     print(f"{grid}: report rebuilt in {res.report_seconds:.1f} s")
 
 
-RERUN = {"quickstart": 2, "tem": 1, "debates2016": 1, "news_outlets": 1}
-"""References CI reruns, and how many cells of each: those computed in the pinned environment,
-each rerun starting with a cell that trains a model on privatized text (quickstart: pin v3,
-cpu-pinned-1cc01654; tem, debates2016 and news_outlets: pin v2, bag-of-words cells that never
-reach torch, so v3 computes them identically). thesis_reference and trlaplace (computed on an
-AVX-512 CPU without a pin) and trlaplace_rewrite (on an AVX2 AMD CPU without a pin) are not yet
-regenerated under a pin: their LSTM cells do not rerun bit-exactly on every CPU, so they are
-not rerun here (docs/reference.md, "The references' platforms, today")."""
+RERUN = {"quickstart": 2, "tem": 1, "debates2016": 1, "news_outlets": 1,
+         "thesis_reference": 1, "trlaplace": 1, "trlaplace_rewrite": 1}
+"""References CI reruns, and how many cells of each, each rerun starting with a cell that trains
+a model on privatized text. Every reference was computed in the pinned environment (pin v3,
+cpu-pinned-1cc01654; docs/reference.md, "The references' platforms, today")."""
 
 
 @pytest.mark.parametrize("grid", sorted(RERUN))
@@ -63,12 +60,13 @@ def test_committed_cells_rerun_bit_exactly(grid, monkeypatch):
     assert res.rerun_platform.startswith("cpu-pinned-"), res.rerun_platform
 
 
-CACHED_CHANNEL_CELLS = {"59f9b239230cb578": "computed", "9eddabfca2e48e72": "reused",
-                        "09d6fb8c2134bc84": "computed", "09d6fb8c2134bc84 again": "reused"}
+CACHED_CHANNEL_CELLS = {"efbec90865940dca": "computed", "80309aef94259c4e": "reused",
+                        "1b0dec3085d61389": "computed", "783591868299a3f4": "reused"}
 """The cheapest committed cells with the informed adversary, rerun in one results folder: tem
 ε = 10 seeds 1 and 3 (one exact channel: the second cell reads the first one's from the cache)
-and truncated_gumbel ε = 100 seed 1 twice (a sampled channel: the second rerun reads the first
-one's, with the random stream's state)."""
+and truncated_gumbel ε = 100 seeds 1 and 3 (a sampled channel, informed version 2: its random
+stream is seeded by the channel's key, not by the cell's seed, so the seed-3 cell reads the
+channel the seed-1 cell sampled)."""
 
 
 def test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache(monkeypatch,
