@@ -151,7 +151,7 @@ def _sampled_channel(privatizer: Any, cand: np.ndarray, n_samples: int, smoothin
     src = cand[rows]
     outs = np.empty(len(src), dtype=np.int64)
     gens = streams(privatizer)
-    before = [g.bit_generator.state for g in gens]
+    before = stream_states(privatizer)
     try:
         for i, g in enumerate(gens):
             g.bit_generator.state = type(g.bit_generator)(
@@ -286,8 +286,7 @@ def _from_store(store: Any, payload: dict[str, Any], privatizer: Any, cand: np.n
     return ch, where
 
 
-def _to_store(store: Any, payload: dict[str, Any], ch: Channel, extra: dict[str, Any]
-              ) -> None:
+def _to_store(store: Any, payload: dict[str, Any], ch: Channel) -> None:
     from bench.results.channels import entry_key
 
     state = channel_state(ch)
@@ -296,7 +295,7 @@ def _to_store(store: Any, payload: dict[str, Any], ch: Channel, extra: dict[str,
         return
     arrays, record = state
     store.put(entry_key(payload), payload, arrays,
-              {"channel": record, "seconds": ch.seconds, **extra})
+              {"channel": record, "seconds": ch.seconds})
 
 
 def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
@@ -345,7 +344,7 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
             else:
                 ch.seconds = time.perf_counter() - t0
                 if payload and stream_states(privatizer) == before:
-                    _to_store(store, payload, ch, {})
+                    _to_store(store, payload, ch)
     if ch is None:
         payload, got = stored("sampled")
         if got is not None:
@@ -356,7 +355,7 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
                                   sampling_seed(payload))
             ch.seconds = time.perf_counter() - t1
             if store is not None:
-                _to_store(store, payload, ch, {})
+                _to_store(store, payload, ch)
     seconds = time.perf_counter() - t0
     if how == "computed":
         ch.seconds = seconds
