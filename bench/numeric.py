@@ -491,6 +491,14 @@ def platform() -> dict[str, Any]:
     so copies of one cell with the same id must agree bit for bit.
     """
     asked = _effective_mode()
+    if asked == "native" and "torch" not in sys.modules:
+        # natively the id names the GPU (``cuda-…``) where torch sees one: load torch, so that a
+        # cell that used no torch model and `bench platform` record the platform the model
+        # cells of the same run record (found on an H100: `bench platform` said cpu-native-…)
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            pass
     settings = {var: os.environ.get(var) for var in PINNED_SETTINGS}
     cores = _openblas_cores()
     simd = _numpy_simd()

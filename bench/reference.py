@@ -327,3 +327,143 @@ def prune_reference(grid: str, root: str | Path = REFERENCE_ROOT) -> list[str]:
         shutil.rmtree(layout.cell_dir(folder, h))
         removed.append(f"{h[:12]} {cells[h]['spec'].get('name', '')}".rstrip())
     return removed
+
+
+# --------------------------------------------------------------------------------------------
+# Statistical agreement of another platform's cells (a GPU run, BENCH_NUMERIC=native)
+# --------------------------------------------------------------------------------------------
+
+AGREE_METRICS = ("utility", "privacy", "n_w")
+"""What :func:`agreement` compares: the utility model's macro-F1, the strongest adversary's
+macro-F1 per privacy task, and N_w (the fraction of words unchanged)."""
+
+
+def _agree_values(metrics: dict) -> dict[str, tuple[float, list | None]]:
+    """``name -> (value, the cell's own 95% interval or None)`` of :data:`AGREE_METRICS`."""
+    out: dict[str, tuple[float, list | None]] = {}
+    util = metrics.get("utility") or {}
+    if isinstance(util.get("macro_f1"), (int, float)):
+        out["utility"] = (float(util["macro_f1"]), util.get("macro_f1_ci95"))
+    for task, priv in sorted((metrics.get("privacy") or {}).items()):
+        if isinstance(priv, dict) and isinstance(priv.get("adversary_macro_f1"), (int, float)):
+            out[f"privacy[{task}]"] = (float(priv["adversary_macro_f1"]),
+                                       priv.get("adversary_macro_f1_ci95"))
+    if isinstance(metrics.get("n_w"), (int, float)):
+        out["n_w"] = (float(metrics["n_w"]), None)
+    return out
+
+
+def _seed_interval(values: list[float]) -> tuple[float, float]:
+    """The 95% Student-t interval of the mean over seeds (as the reports show it)."""
+    from scipy import stats
+
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+@dataclass
+class Agreement:
+    """Outcome of :func:`agreement`: how the cells of a results folder computed elsewhere (a GPU,
+    ``BENCH_NUMERIC=native``: not bit-exact by design) compare with the committed reference
+    cells of the same hash."""
+
+    grid: str
+    n_results: int
+    common: int
+    per_metric: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``metric -> {"cells", "identical", "in_cell_ci", "with_ci"}``."""
+    configurations: list[str] = field(default_factory=list)
+    """One line per configuration (cells equal but for the seed) with two seeds or more."""
+    inside: int = 0
+    """Configuration x metric pairs whose mean lies in the reference's interval over seeds."""
+    pairs: int = 0
+    platforms: dict[str, int] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """What ``bench reference compare`` prints."""
+        lines = [f"compare with reference {self.grid}: {self.common} of {self.n_results} cells "
+                 "have a committed cell of the same hash"]
+        for desc, n in self.platforms.items():
+            lines.append(f"  results platform: {n} cell(s) on {desc}")
+        for name, c in self.per_metric.items():
+            ci = (f", inside the reference cell's own 95% interval in {c['in_cell_ci']}/"
+                  f"{c['with_ci']}") if c["with_ci"] else ""
+            lines.append(f"  {name}: identical in {c['identical']}/{c['cells']}{ci}")
+        if self.pairs:
+            lines.append(f"  configurations (over seeds): the mean lies inside the reference's "
+                         f"95% t interval in {self.inside}/{self.pairs} configuration x metric")
+            lines += [f"    {c}" for c in self.configurations]
+        lines.append("  (about 1 in 20 intervals misses by chance; a cell's interval is its test "
+                     "set's bootstrap)")
+        return "\n".join(lines) + "\n"
+
+
+def agreement(results: dict[str, dict], reference: dict[str, dict], grid: str = "") -> Agreement:
+    """Compare ``results`` with ``reference`` (both ``hash -> {"spec", "metrics"}``,
+    :func:`committed_cells`) on the cells they share: per metric of :data:`AGREE_METRICS`, how
+    many are identical and how many lie inside the reference cell's own 95% interval; per
+    configuration with two seeds or more, whether the mean over seeds lies inside the
+    reference's 95% t interval over the same seeds."""
+    common = sorted(h for h in results if h in reference)
+    out = Agreement(grid, len(results), len(common))
+    groups: dict[str, list[str]] = {}
+    for h in common:
+        got = _agree_values(results[h]["metrics"])
+        want = _agree_values(reference[h]["metrics"])
+        for name in want:
+            if name not in got:
+                continue
+            c = out.per_metric.setdefault(name, {"cells": 0, "identical": 0, "in_cell_ci": 0,
+                                                 "with_ci": 0})
+            c["cells"] += 1
+            c["identical"] += got[name][0] == want[name][0]
+            ci = want[name][1]
+            if isinstance(ci, list) and len(ci) == 2:
+                c["with_ci"] += 1
+                c["in_cell_ci"] += ci[0] <= got[name][0] <= ci[1]
+        spec = reference[h]["spec"]
+        name = str(spec.get("name", h))
+        groups.setdefault(name.rsplit(",seed=", 1)[0], []).append(h)
+    for config, hs in sorted(groups.items()):
+        if len(hs) < 2:
+            continue
+        parts = []
+        for name in _agree_values(reference[hs[0]]["metrics"]):
+            got = [_agree_values(results[h]["metrics"]).get(name) for h in hs]
+            want = [_agree_values(reference[h]["metrics"]).get(name) for h in hs]
+            if None in got or None in want:
+                continue
+            lo, hi = _seed_interval([w[0] for w in want])
+            mean = sum(g[0] for g in got) / len(got)
+            ok = lo - 1e-12 <= mean <= hi + 1e-12
+            out.pairs += 1
+            out.inside += ok
+            parts.append(f"{name} {mean:.3f} vs [{lo:.3f}, {hi:.3f}]{'' if ok else ' OUTSIDE'}")
+        out.configurations.append(f"{config.split(':', 1)[-1]} (n={len(hs)}): " + "; ".join(parts))
+    return out
+
+
+def compare_results(grid: str, results: str | Path, root: str | Path = REFERENCE_ROOT
+                    ) -> Agreement:
+    """:func:`agreement` of the finished cells under ``results`` with ``<root>/<grid>``
+    (``bench reference compare``).
+
+    Raises:
+        ReferenceError: no such reference or results folder, or no cell in common.
+    """
+    folder = reference_dir(grid, root)
+    if not layout.cells_dir(Path(results)).is_dir():
+        raise ReferenceError(f"no cells under {Path(results)}/cells (expected the --results "
+                             "folder of a `bench run` of the reference's grid)")
+    got = committed_cells(Path(results))
+    ref = committed_cells(folder)
+    out = agreement(got, ref, grid)
+    if not out.common:
+        raise ReferenceError(f"none of the {len(got)} cells under {results} has a committed "
+                             f"cell of the same hash in {folder} (same grid, same code "
+                             "versions?)")
+    out.platforms = platforms(Path(results), [h for h in got if h in ref])
+    return out

@@ -108,6 +108,18 @@ def test_native_mode_is_recorded_as_not_pinned():
     assert rec["id"] != _probe({})["id"]
 
 
+def test_native_record_loads_torch_so_that_a_gpu_is_named():
+    """Natively a cell's platform id names the GPU (``cuda-…``) where torch sees one, so the
+    record loads torch even in a process that used none (a cell without a torch model, `bench
+    platform`): otherwise such a cell said ``cpu-native-…`` beside its run's ``cuda-…`` cells."""
+    code = "import json, sys\nimport bench.numeric as n\nrec = n.platform()\n" \
+           "print(json.dumps(dict(rec, loaded='torch' in sys.modules)))\n"
+    rec = _probe({"BENCH_NUMERIC": "native"}, code=code)
+    assert rec["loaded"] and rec["torch_cpu_capability"] is not None
+    pinned = _probe({}, code=code)  # the pinned id does not depend on torch: not loaded there
+    assert not pinned["loaded"] and pinned["id"].startswith("cpu-pinned-")
+
+
 def test_numpy_loaded_before_bench_is_caught_not_recorded_as_pinned():
     """OPENBLAS_CORETYPE acts when OpenBLAS loads: a process that loaded NumPy with other
     kernels before `import bench` says so instead of claiming the pin."""

@@ -243,3 +243,57 @@ def test_rerun_selection_starts_with_a_privatized_torch_model_cell():
     no_torch = {h: c for h, c in cells.items() if h in ("base", "bow")}
     assert cheapest(no_torch, expected, 1) == ["bow"]  # else the cheapest privatized cell
     assert cheapest({"base": cells["base"]}, expected, 1) == ["base"]
+
+
+def _cell(name: str, f1: float, ci: list, adv: float, n_w: float | None = None) -> dict:
+    metrics = {"utility": {"macro_f1": f1, "macro_f1_ci95": ci},
+               "privacy": {"entities": {"adversary_macro_f1": adv,
+                                        "adversary_macro_f1_ci95": [adv - 0.1, adv + 0.1]}}}
+    if n_w is not None:
+        metrics["n_w"] = n_w
+    return {"spec": {"name": name}, "metrics": metrics}
+
+
+def test_agreement_counts_identical_inside_the_cell_interval_and_the_seed_interval():
+    """bench reference compare: per metric, identical cells and cells inside the reference
+    cell's own interval; per configuration, the mean over seeds against the reference's t
+    interval over those seeds; cells without a committed twin are left out."""
+    from bench.reference import agreement
+
+    ref = {f"h{s}": _cell(f"bbc:mech=mvl,eps=10,seed={s}", 0.80 + 0.02 * s, [0.7, 0.9], 0.5,
+                          0.5) for s in range(3)}
+    ref["b0"] = _cell("bbc:mech=none,eps=inf,seed=0", 0.9, [0.85, 0.95], 0.9)
+    got = {"h0": _cell("x", 0.80, [0, 1], 0.5, 0.5), "h1": _cell("x", 0.95, [0, 1], 0.5, 0.5),
+           "h2": _cell("x", 0.84, [0, 1], 0.7, 0.5), "b0": _cell("x", 0.9, [0, 1], 0.9),
+           "extra": _cell("x", 0.1, [0, 1], 0.1)}
+    out = agreement(got, ref, "g")
+    assert (out.n_results, out.common) == (5, 4)
+    assert out.per_metric["utility"] == {"cells": 4, "identical": 2, "in_cell_ci": 3,
+                                         "with_ci": 4}  # 0.95 is outside [0.7, 0.9]
+    assert out.per_metric["privacy[entities]"]["identical"] == 3
+    assert out.per_metric["privacy[entities]"]["in_cell_ci"] == 3  # 0.7 outside [0.4, 0.6]
+    assert out.per_metric["n_w"] == {"cells": 3, "identical": 3, "in_cell_ci": 0, "with_ci": 0}
+    # mvl eps 10 over 3 seeds: utility mean 0.863 inside 0.82 +- 4.30 * 0.02 / sqrt(3) =
+    # [0.770, 0.870]; privacy mean 0.567 outside the zero-width [0.5, 0.5]; n_w identical
+    assert (out.pairs, out.inside) == (3, 2)
+    line = out.configurations[0]
+    assert "mech=mvl,eps=10 (n=3)" in line and "privacy[entities] 0.567 vs [0.500, 0.500] " \
+        "OUTSIDE" in line and "utility 0.863 vs [0.770, 0.870]" in line
+    assert "identical in 2/4, inside the reference cell's own 95% interval in 3/4" in out.text()
+
+
+def test_cli_reference_compare_on_the_committed_gpu_run(capsys):
+    """The committed H100 run (results/platforms/h100-native, docs/reference.md "On a GPU"):
+    every quickstart cell has its pinned twin, the words chosen are identical, and the CLI
+    refuses a folder without cells in one line."""
+    gpu = ROOT / "results" / "platforms" / "h100-native"
+    assert main(["reference", "compare", "quickstart", "--results",
+                 str(gpu / "quickstart")]) == 0
+    out = capsys.readouterr().out
+    assert "45 of 45 cells have a committed cell" in out and "on cuda-" in out
+    assert "n_w: identical in 40/40" in out
+    assert main(["reference", "compare", "thesis_reference", "--results",
+                 str(gpu / "thesis_transformer")]) == 0
+    assert "11 of 11 cells" in capsys.readouterr().out
+    assert main(["reference", "compare", "quickstart", "--results", str(gpu)]) == 2
+    assert "no cells under" in capsys.readouterr().err

@@ -60,6 +60,17 @@ def cmd_reference(args) -> str:
     return "".join(texts)
 
 
+def cmd_reference_compare(args) -> str:
+    """``bench reference compare``: statistical agreement of a results folder with a reference."""
+    from bench.reference import ReferenceError, compare_results
+
+    check_folder(args.results, "--results")
+    try:
+        return compare_results(args.grid, args.results, args.root).text()
+    except ReferenceError as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_verify(args) -> str:
     """``bench verify``: the integrity report; :class:`VerifyFailed` if problems remain."""
     from bench.verify import verify_results
@@ -142,7 +153,7 @@ def add_migrate_parser(sub) -> None:
 
 
 def add_reference_parser(sub) -> None:
-    """``bench reference check|prune``: the committed reference results."""
+    """``bench reference check|compare|prune``: the committed reference results."""
     rf = sub.add_parser("reference", help="check committed reference results (report "
                         "rebuilt byte-identically, cells current, reruns bit-exact)")
     rsub = rf.add_subparsers(dest="reference_command", required=True)
@@ -157,6 +168,16 @@ def add_reference_parser(sub) -> None:
     rc.add_argument("--no-cells", action="store_true",
                     help="skip comparing the committed hashes with the grid's expansion")
     rc.set_defaults(func=cmd_reference)
+    rq = rsub.add_parser("compare", help="how the cells of a results folder computed elsewhere "
+                         "(a GPU, BENCH_NUMERIC=native) agree with the committed reference: "
+                         "identical, inside each cell's 95%% interval, means inside the seeds' "
+                         "interval")
+    rq.add_argument("grid", metavar="GRID", help="the reference's grid name, e.g. quickstart")
+    rq.add_argument("--results", required=True,
+                    help="results folder of a `bench run` of that grid")
+    rq.add_argument("--root", default="results/reference",
+                    help="folder holding one reference folder per grid")
+    rq.set_defaults(func=cmd_reference_compare)
     rp = rsub.add_parser("prune", help="remove committed cells the grid no longer has (after a "
                          "version bump), before rebuilding the report")
     rp.add_argument("grids", nargs="+", metavar="GRID", help="grid name(s), e.g. trlaplace")

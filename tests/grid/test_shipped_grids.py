@@ -54,6 +54,7 @@ def test_shipped_grid_counts():
     assert counts["smoke"] == (3, 1)
     assert counts["quickstart"] == (45, 0)
     assert counts["thesis_reference"] == (410, 0)
+    assert counts["thesis_transformer"] == (11, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (75, 261)
     assert counts["tem"] == (55, 55)
