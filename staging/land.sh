@@ -24,7 +24,8 @@ complete() {   # complete GRID...: print staged/expected per grid; fails unless 
   done
   return $ok
 }
-landed() { git log --format=%B | grep -q "This reverts commit $PARK"; }
+# (not `git log | grep -q`: under pipefail, grep's early exit fails the pipeline with SIGPIPE)
+landed() { [ -n "$(git log --format=%H --grep="This reverts commit $PARK")" ]; }
 land() {       # land GRID...: move the staged cells in and build each report
   local g
   for g in "$@"; do
