@@ -353,17 +353,6 @@ def _agree_values(metrics: dict) -> dict[str, tuple[float, list | None]]:
     return out
 
 
-def _seed_interval(values: list[float]) -> tuple[float, float]:
-    """The 95% Student-t interval of the mean over seeds (as the reports show it)."""
-    from scipy import stats
-
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-    return mean - half, mean + half
-
-
 @dataclass
 class Agreement:
     """Outcome of :func:`agreement`: how the cells of a results folder computed elsewhere (a GPU,
@@ -407,37 +396,36 @@ def agreement(results: dict[str, dict], reference: dict[str, dict], grid: str = 
     many are identical and how many lie inside the reference cell's own 95% interval; per
     configuration with two seeds or more, whether the mean over seeds lies inside the
     reference's 95% t interval over the same seeds."""
+    from bench.report.stats import bootstrap_interval, t_interval
+
     common = sorted(h for h in results if h in reference)
     out = Agreement(grid, len(results), len(common))
+    got = {h: _agree_values(results[h]["metrics"]) for h in common}
+    want = {h: _agree_values(reference[h]["metrics"]) for h in common}
     groups: dict[str, list[str]] = {}
     for h in common:
-        got = _agree_values(results[h]["metrics"])
-        want = _agree_values(reference[h]["metrics"])
-        for name in want:
-            if name not in got:
+        for name, (value, ci) in want[h].items():
+            if name not in got[h]:
                 continue
             c = out.per_metric.setdefault(name, {"cells": 0, "identical": 0, "in_cell_ci": 0,
                                                  "with_ci": 0})
             c["cells"] += 1
-            c["identical"] += got[name][0] == want[name][0]
-            ci = want[name][1]
-            if isinstance(ci, list) and len(ci) == 2:
+            c["identical"] += got[h][name][0] == value
+            interval = bootstrap_interval(ci)
+            if interval is not None:
                 c["with_ci"] += 1
-                c["in_cell_ci"] += ci[0] <= got[name][0] <= ci[1]
-        spec = reference[h]["spec"]
-        name = str(spec.get("name", h))
+                c["in_cell_ci"] += interval[0] <= got[h][name][0] <= interval[1]
+        name = str(reference[h]["spec"].get("name", h))
         groups.setdefault(name.rsplit(",seed=", 1)[0], []).append(h)
     for config, hs in sorted(groups.items()):
         if len(hs) < 2:
             continue
         parts = []
-        for name in _agree_values(reference[hs[0]]["metrics"]):
-            got = [_agree_values(results[h]["metrics"]).get(name) for h in hs]
-            want = [_agree_values(reference[h]["metrics"]).get(name) for h in hs]
-            if None in got or None in want:
+        for name in want[hs[0]]:
+            if any(name not in got[h] or name not in want[h] for h in hs):
                 continue
-            lo, hi = _seed_interval([w[0] for w in want])
-            mean = sum(g[0] for g in got) / len(got)
+            _, lo, hi = t_interval([want[h][name][0] for h in hs])
+            mean = sum(got[h][name][0] for h in hs) / len(hs)
             ok = lo - 1e-12 <= mean <= hi + 1e-12
             out.pairs += 1
             out.inside += ok
