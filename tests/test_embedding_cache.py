@@ -2,7 +2,8 @@
 the message when glove-6b-100d is not installed, `bench embeddings fetch` and `bench ls`.
 
 Every test runs on small files in the package's formats, written here; none downloads. The
-last test checks the real GloVe 100d vectors, and runs only where they are already installed.
+real GloVe 100d vectors (fetched by `make test`) are exercised by the reruns of the 100-d
+references in tests/test_reference.py.
 """
 
 from __future__ import annotations
