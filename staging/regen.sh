@@ -16,7 +16,7 @@ WT=/tmp/wt; OUT=/tmp/regen
 GRIDS=""
 # new references (issue 25: the code ablation, the 100-d repetitions), none on main yet: each
 # lands on its own once complete, after the ones above (land.sh --new GRID)
-NEW="trlaplace_100d trlaplace_rewrite_100d"
+NEW="trlaplace_rewrite_100d"
 save() {
   for g in $GRIDS $NEW; do
     [ -d "$OUT/$g/cells" ] || continue
