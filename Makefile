@@ -39,7 +39,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # embeddings-100d: the 100-d references (issue 25) are rerun by the tests, so they need GloVe
-# 6B 100d; a sound cached copy is kept (about 1 s), a fresh machine fetches it once (~2 min).
+# 6B 100d; a sound cached copy is kept (about 1 s), a fresh machine fetches it once (22 s here).
 test: $(STAMP) system-deps lint embeddings-100d
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
 
