@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import logging
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,46 @@ PNG_METADATA: dict[str, str | None] = {"Software": None}
 
 DPI = 100
 """Resolution of the PNGs."""
+
+
+PANEL_WIDTH, PANEL_HEIGHT = 5.2, 4.2
+"""Inches per panel; the legend below the panels adds to the height."""
+
+LEGEND_FONTSIZE = 7
+LEGEND_CHARS_PER_INCH = 15
+"""Characters of a 7-point legend label per inch of figure width (a conservative estimate for
+DejaVu Sans), used to wrap long configuration labels instead of cutting them off."""
+
+LEGEND_LINE = 7 * 1.45 / 72
+"""Height of one legend line in inches (7 points, matplotlib's line spacing)."""
+
+TITLE_CHARS_PER_INCH = 13
+"""Characters of the 9-point title per inch, to wrap a long dataset key."""
+
+
+def _legend_layout(labels: Sequence[str], width: float) -> tuple[list[str], int, int]:
+    """Wrapped labels, the number of columns and of text lines for a legend under a figure
+    ``width`` inches wide: as many columns as the longest (wrapped) label allows."""
+    room = int(width * LEGEND_CHARS_PER_INCH)
+    handle = 5  # the marker and the gap before the text, in characters
+    wrap = max(room - handle, 20)
+    wrapped = [textwrap.fill(lab, wrap, subsequent_indent="  ") for lab in labels]
+    longest = max(len(line) for lab in wrapped for line in lab.split("\n"))
+    ncol = max(1, min(len(wrapped), room // (longest + handle)))
+    heights = [lab.count("\n") + 1 for lab in wrapped]
+    # matplotlib fills columns top to bottom, each with ceil(n / ncol) entries
+    per_col = -(-len(wrapped) // ncol)
+    rows = max(sum(heights[i:i + per_col]) for i in range(0, len(heights), per_col))
+    return wrapped, ncol, rows
+
+
+MARKERS = ("o", "s", "^", "D", "v")
+"""One marker per round of the ten default colours: configuration i and i + 10 differ."""
+
+
+def _style(i: int) -> dict[str, str]:
+    """Colour and marker of the i-th configuration, the same in every panel."""
+    return {"color": f"C{i % 10}", "marker": MARKERS[(i // 10) % len(MARKERS)]}
 
 
 def _err(s: Stat | None) -> tuple[float, float]:
@@ -116,18 +157,23 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
     tasks = _tasks(groups)
     base = [g for g in groups if g.config.is_baseline]
     ncols = 1 + len(tasks)
-    fig = Figure(figsize=(5.2 * ncols, 4.2), dpi=DPI)
+    width = PANEL_WIDTH * ncols
+    fig = Figure(figsize=(width, PANEL_HEIGHT), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)[0]
     _plot_utility_vs_eps(axes[0], series, base)
     for j, task in enumerate(tasks, start=1):
         _plot_utility_vs_privacy(axes[j], series, base, groups, task, adversary)
-    handles, _labels = axes[0].get_legend_handles_labels()
-    if handles:
-        axes[0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{title}\nerror bars: 95% interval (t over seeds; one seed: bootstrap over "
-                 "test documents; none without an interval)", fontsize=9)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:  # below the panels, so that it hides no point however many configurations
+        wrapped, ncol, rows = _legend_layout(labels, width)
+        fig.set_size_inches(width, PANEL_HEIGHT + (rows * LEGEND_LINE + 0.25))
+        fig.legend(handles, wrapped, loc="outside lower center", ncol=ncol,
+                   fontsize=LEGEND_FONTSIZE, frameon=False)
+    head = (f"{title}\nerror bars: 95% interval (t over seeds; one seed: bootstrap over test "
+            "documents; none without an interval)")
+    fig.suptitle("\n".join(textwrap.fill(line, int(width * TITLE_CHARS_PER_INCH))
+                           for line in head.split("\n")), fontsize=9)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata=PNG_METADATA)
     return buf.getvalue()
@@ -142,8 +188,7 @@ def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Gro
         pts = [(e, s) for e, s in pts if s is not None]
         if pts:
             ax.errorbar([e for e, _ in pts], [s.mean for _, s in pts],
-                        yerr=_errs([s for _, s in pts]), marker="o", capsize=3, label=label,
-                        color=f"C{i % 10}")
+                        yerr=_errs([s for _, s in pts]), capsize=3, label=label, **_style(i))
     for g in base:
         s = _utility(g)
         if s is not None:
@@ -172,7 +217,7 @@ def _plot_utility_vs_privacy(ax: Any, series: dict[str, list[Group]], base: list
         if pts:
             ax.errorbar([p.mean for p, _ in pts], [u.mean for _, u in pts],
                         xerr=_errs([p for p, _ in pts]), yerr=_errs([u for _, u in pts]),
-                        marker="o", capsize=3, label=label, color=f"C{i % 10}")
+                        capsize=3, label=label, **_style(i))
     for g in base:
         p, u = _privacy(g, task), _utility(g)
         if p is not None and u is not None:

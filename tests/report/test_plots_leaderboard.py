@@ -10,12 +10,13 @@ import json
 import re
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
 
 from bench.report import build_report, group_cells, load_results, render_leaderboard
-from bench.report.plots import render_curves
+from bench.report.plots import LEGEND_CHARS_PER_INCH, _legend_layout, _style, render_curves
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
@@ -43,6 +44,27 @@ def test_plots_written_non_empty_and_deterministic(report) -> None:
             "0.500000,,,,lstm,unknown,1") in csv
     groups, _ = group_cells(load_results(out.parent / "results").cells)
     assert render_curves(groups, "t") == render_curves(groups, "t")
+
+
+def test_plot_legend_wraps_long_configurations_instead_of_cutting_them(report) -> None:
+    """The legend sits under the panels: a code-ablation grid's 17 configurations of 100+
+    characters each are wrapped to the figure's width, one column; short labels share columns."""
+    long = [f"trlaplace(C=0.005, batch_sentences=1024, clip=false, variant={i}) · sens=none · "
+            "map=none → autoencoder(allow_no_guarantee=true, train_embeddings=true)"
+            for i in range(17)]
+    wrapped, ncol, rows = _legend_layout(long, 5.2)
+    room = int(5.2 * LEGEND_CHARS_PER_INCH)
+    assert ncol == 1 and all(len(line) + 5 <= room for w in wrapped for line in w.split("\n"))
+    assert [w.replace("\n  ", " ") for w in wrapped] == long  # wrapped, nothing lost
+    assert rows == sum(w.count("\n") + 1 for w in wrapped) > 17
+    short = [f"mvl · sens=none · map=nearest {i}" for i in range(6)]
+    assert _legend_layout(short, 10.4) == (short, 4, 2)
+    assert _style(0) != _style(10) and _style(3)["color"] == _style(13)["color"]
+    _summary, out = report
+    groups, _ = group_cells(load_results(out.parent / "results").cells)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "layout not applied"
+        assert render_curves(groups, "x" * 300).startswith(b"\x89PNG")
 
 
 def _with_hostile_cell(results: Path) -> None:
