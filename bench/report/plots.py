@@ -9,7 +9,9 @@ private attribute plots utility against empirical privacy (1 − macro-F1 of the
 adversary, or of the adversary the report names), error bars (the intervals) on both axes.
 Intervals are drawn as computed, not clipped to [0, 1]. Privacy that is not a valid measurement
 (the adversary is at chance on the unprivatized baseline) is never plotted: its points are left
-out, and a panel with no valid point says so instead of drawing a curve.
+out, and a panel with no valid point says so instead of drawing a curve. The legend (one entry
+per mechanism configuration, plus the baseline) sits under the panels, its labels wrapped to
+the figure's width, so that no configuration count or label length hides a point.
 Rendering uses matplotlib's Agg canvas directly (no pyplot, no global backend switch) and PNG
 metadata without the software version or a timestamp, so the files are byte-identical for
 the same results and matplotlib version.
