@@ -57,6 +57,9 @@ DejaVu Sans), used to wrap long configuration labels instead of cutting them off
 LEGEND_LINE = 7 * 1.45 / 72
 """Height of one legend line in inches (7 points, matplotlib's line spacing)."""
 
+LEGEND_HANDLE_CHARS = 5
+"""Width of a legend entry's marker and the gap before its text, in label characters."""
+
 TITLE_CHARS_PER_INCH = 13
 """Characters of the 9-point title per inch, to wrap a long dataset key."""
 
@@ -65,11 +68,10 @@ def _legend_layout(labels: Sequence[str], width: float) -> tuple[list[str], int,
     """Wrapped labels, the number of columns and of text lines for a legend under a figure
     ``width`` inches wide: as many columns as the longest (wrapped) label allows."""
     room = int(width * LEGEND_CHARS_PER_INCH)
-    handle = 5  # the marker and the gap before the text, in characters
-    wrap = max(room - handle, 20)
+    wrap = max(room - LEGEND_HANDLE_CHARS, 20)
     wrapped = [textwrap.fill(lab, wrap, subsequent_indent="  ") for lab in labels]
     longest = max(len(line) for lab in wrapped for line in lab.split("\n"))
-    ncol = max(1, min(len(wrapped), room // (longest + handle)))
+    ncol = max(1, min(len(wrapped), room // (longest + LEGEND_HANDLE_CHARS)))
     heights = [lab.count("\n") + 1 for lab in wrapped]
     # matplotlib fills columns top to bottom, each with ceil(n / ncol) entries
     per_col = -(-len(wrapped) // ncol)

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from bench.report import build_report, group_cells, load_results, render_leaderboard
-from bench.report.plots import LEGEND_CHARS_PER_INCH, _legend_layout, _style, render_curves
+from bench.report.plots import (
+    LEGEND_CHARS_PER_INCH,
+    LEGEND_HANDLE_CHARS,
+    _legend_layout,
+    _style,
+    render_curves,
+)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
@@ -54,7 +60,8 @@ def test_plot_legend_wraps_long_configurations_instead_of_cutting_them(report) -
             for i in range(17)]
     wrapped, ncol, rows = _legend_layout(long, 5.2)
     room = int(5.2 * LEGEND_CHARS_PER_INCH)
-    assert ncol == 1 and all(len(line) + 5 <= room for w in wrapped for line in w.split("\n"))
+    assert ncol == 1
+    assert all(len(line) + LEGEND_HANDLE_CHARS <= room for w in wrapped for line in w.split("\n"))
     assert [w.replace("\n  ", " ") for w in wrapped] == long  # wrapped, nothing lost
     assert rows == sum(w.count("\n") + 1 for w in wrapped) > 17
     short = [f"mvl · sens=none · map=nearest {i}" for i in range(6)]
