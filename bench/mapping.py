@@ -115,6 +115,11 @@ class VickreyMapping(Mapping):
         return np.where(second, ids[:, 1], ids[:, 0])
 
 
+NATURAL_MAPPING = {"additive": "nearest", "selection": "none"}
+"""Each mechanism kind's text-output mapping: what an omitted grid ``mapping`` axis and
+``Privatizer.build(mapping=None)`` use."""
+
+
 def make_mapping(name: str, **params) -> Mapping:
     """Instantiate a registered mapping (unknown name → did-you-mean error)."""
     try:

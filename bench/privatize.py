@@ -36,7 +36,7 @@ from bench.embeddings import (
     oov_leaks,
 )
 from bench.guarantee import Guarantee
-from bench.mapping import Mapping, make_mapping
+from bench.mapping import NATURAL_MAPPING, Mapping, make_mapping
 from bench.mechanisms import Mechanism, make_mechanism
 from bench.mechanisms.departures import code_batches
 from bench.neighbors import SEARCH_MEMO, NeighborIndex
@@ -100,6 +100,25 @@ class PrivatizedCorpus:
                 "oov_leaks": self.oov_leaks}
 
 
+def check_token_lists(docs: Any) -> None:
+    """Refuse what is not a list of token lists (strings above all: iterating a string gives
+    its letters, which would be privatized one by one without a word of warning)."""
+    hint = ("Privatizer.privatize takes tokenized documents, a list of lists of words: "
+            "tokenize first (bench.embeddings.tokenize) or call bench.api.privatize, which "
+            "takes text")
+    if isinstance(docs, (str, bytes)):
+        raise TypeError(f"got one string, not a list of token lists. {hint}")
+    try:
+        items = list(docs) if not isinstance(docs, list) else docs
+    except TypeError:
+        raise TypeError(f"got {type(docs).__name__}, not a list of token lists. {hint}") from None
+    for i, d in enumerate(items):
+        if isinstance(d, (str, bytes)) or not isinstance(d, (list, tuple, np.ndarray)):
+            raise TypeError(f"document {i} is a {type(d).__name__}, not a list of tokens. {hint}")
+        if len(d) and not isinstance(d[0], str):  # one check per document, not per token
+            raise TypeError(f"document {i} holds a token that is not a string. {hint}")
+
+
 @dataclass
 class Privatizer:
     """Embedding + fitted sensitivity approach + fitted mechanism + mapping."""
@@ -127,7 +146,7 @@ class Privatizer:
         mechanism: str,
         epsilon: float,
         sensitivity: str = "none",
-        mapping: str = "nearest",
+        mapping: str | None = None,
         seed: int | None = 0,
         embedding: Embedding | str = "glove-6b-50d",
         embedding_path: str | None = None,
@@ -140,11 +159,16 @@ class Privatizer:
         """Validate everything, then load, fit and assemble (cheap checks first).
 
         ``embedding`` is a registered name or a loaded :class:`Embedding`; ``embedding_path``,
-        a GloVe text or ``.vec`` file, is read instead of the named embedding.
+        a GloVe text or ``.vec`` file, is read instead of the named embedding. ``mapping=None``
+        is the mechanism's natural text-output mapping (:data:`bench.mapping.NATURAL_MAPPING`:
+        ``nearest`` for an additive mechanism, ``none`` for a selection mechanism), as an
+        omitted ``mapping`` axis of a grid.
         """
         check_oov_policy(oov)
         rng = np.random.default_rng(seed)
         mech = make_mechanism(mechanism, epsilon=epsilon, rng=rng, **(mechanism_params or {}))
+        if mapping is None:
+            mapping = NATURAL_MAPPING.get(mech.kind, "none")
         mapper = make_mapping(mapping, **(mapping_params or {}))
         check_combination(mech, mapper)
         sens = make_sensitivity(sensitivity, **(sensitivity_params or {}))
@@ -206,7 +230,15 @@ class Privatizer:
 
     def privatize(self, docs: list[list[str]]) -> PrivatizedCorpus:
         """Privatize tokenized documents; every token occurrence gets its own noise (unless
-        the mechanism asks for the public code's shared noise, :meth:`noise_batches`)."""
+        the mechanism asks for the public code's shared noise, :meth:`noise_batches`).
+
+        Raises:
+            TypeError: ``docs`` is a string or holds strings instead of token lists (a string
+                would be privatized letter by letter); tokenize first
+                (:func:`bench.embeddings.tokenize`) or use :func:`bench.api.privatize`, which
+                takes text.
+        """
+        check_token_lists(docs)
         t0 = time.perf_counter()
         lengths = np.array([len(d) for d in docs], dtype=np.int64)
         flat = [t for d in docs for t in d]

@@ -40,12 +40,29 @@ def mlflow_server(tmp_path):
     """The URI of an `mlflow server` on 127.0.0.1 (SQLite store under ``tmp_path``, artifacts
     served through its own proxy, as a shared server is set up), started for the test and
     stopped after it."""
+    yield from _serve(["server", "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
+                       "--artifacts-destination", str(tmp_path / "artifacts"),
+                       "--workers", "1"])
+
+
+@pytest.fixture
+def mlflow_ui(tmp_path):
+    """``(uri, results)``: `mlflow ui --backend-store-uri sqlite:///results/mlflow.db` on
+    127.0.0.1, as docs/usage.md has a user browse a results folder (runs logged there by
+    bench's mirror keep their artifacts as file: paths under ``results/mlartifacts``)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    for uri in _serve(["ui", "--backend-store-uri", f"sqlite:///{results / 'mlflow.db'}"]):
+        yield uri, results
+
+
+def _serve(args: list[str]):
+    """Start ``mlflow ARGS`` on a free port of 127.0.0.1, yield its URI once it answers, stop
+    it after."""
     port = free_port()
     exe = shutil.which("mlflow", path=str(Path(sys.executable).parent))
     server = subprocess.Popen(
-        [exe, "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}",
-         "--artifacts-destination", str(tmp_path / "artifacts"), "--workers", "1"],
+        [exe, *args, "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)  # its own process group: its workers are stopped with it
     uri = f"http://127.0.0.1:{port}"

@@ -57,6 +57,20 @@ def test_selection_with_mapping_is_refused(emb):
         Privatizer.build(mechanism="tem", epsilon=1.0, mapping="nearest", embedding=emb)
 
 
+@pytest.mark.parametrize(("mech", "natural"), [("tem", "none"), ("mvl", "nearest")])
+def test_mapping_defaults_to_the_mechanisms_natural_one(emb, mech, natural):
+    p = Privatizer.build(mechanism=mech, epsilon=10.0, embedding=emb)
+    assert p.mapping.name == natural and p.privatize([["the", "bank"]]).tokens is not None
+
+
+@pytest.mark.parametrize("bad", ["just", ["The central bank raised rates"], b"bytes",
+                                 [["the"], "bank"], [[1, 2]], 5])
+def test_strings_are_refused_where_token_lists_are_expected(emb, bad):
+    p = Privatizer.build(mechanism="tem", epsilon=10.0, embedding=emb)
+    with pytest.raises(TypeError, match="token|list"):
+        p.privatize(bad)  # a string would otherwise be privatized letter by letter
+
+
 def test_same_seed_same_text_and_noise_per_occurrence(emb):
     docs = [["the"] * 300]
     a = Privatizer.build(mechanism="mvl", epsilon=8.0, embedding=emb, seed=3).privatize(docs)

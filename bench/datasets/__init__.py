@@ -55,9 +55,11 @@ from bench.datasets.cards import cli_ls, render_card, render_docs, write_docs
 from bench.datasets.errors import (
     DatasetConfigError,
     DatasetError,
+    DatasetFileChangedError,
     DatasetFileNotFoundError,
     DatasetFormatError,
 )
+from bench.datasets.files import check_digest, content_digest
 
 __all__ = [
     "DATASETS",
@@ -68,14 +70,17 @@ __all__ = [
     "DatasetCard",
     "DatasetConfigError",
     "DatasetError",
+    "DatasetFileChangedError",
     "DatasetFileNotFoundError",
     "DatasetFormatError",
     "DatasetSpec",
     "Task",
     "TaskInfo",
     "cache_key",
+    "check_digest",
     "cli_ls",
     "cli_prepare",
+    "content_digest",
     "load_dataset",
     "prepare",
     "read_prepared",

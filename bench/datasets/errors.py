@@ -2,7 +2,8 @@
 
 A missing file raises :class:`DatasetFileNotFoundError`; a malformed row, a missing column, a file
 that is not UTF-8 or an empty result raises :class:`DatasetFormatError`; an unknown or invalid
-configuration key raises :class:`DatasetConfigError`. Each message says what was expected and
+configuration key raises :class:`DatasetConfigError`; a data file whose content is not the one
+the grid was read with raises :class:`DatasetFileChangedError`. Each message says what was expected and
 where.
 """
 
@@ -23,3 +24,8 @@ class DatasetFormatError(DatasetError, ValueError):
 
 class DatasetConfigError(DatasetError, ValueError):
     """An unknown or invalid configuration key for a dataset."""
+
+
+class DatasetFileChangedError(DatasetError, ValueError):
+    """A data file changed between reading the grid and loading it (its content digest differs
+    from the one in the cell's dataset config): results are never reused for other content."""

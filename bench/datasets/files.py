@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -17,7 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from bench.datasets.errors import DatasetFileNotFoundError, DatasetFormatError
+from bench.datasets.errors import (
+    DatasetFileChangedError,
+    DatasetFileNotFoundError,
+    DatasetFormatError,
+)
 from bench.textio import first_non_utf8_line
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -93,3 +98,58 @@ def empty_check(name: str, texts: Sequence[str], where: Path, why: str) -> None:
     """Raise :class:`DatasetFormatError` if a loader kept no text (``why`` says why)."""
     if not texts:
         raise DatasetFormatError(f"dataset {name!r}: no usable rows in {where} ({why})")
+
+
+DIGEST_HEX = 16
+"""Hex digits of :func:`content_digest` (64 bits, as a cell hash)."""
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def content_digest(path: str | Path) -> str:
+    """sha256 (first :data:`DIGEST_HEX` hex) of a data file's bytes, or of a folder's regular
+    files (each one's path relative to the folder and its bytes, in sorted order).
+
+    It identifies a dataset read from a file by its content (:mod:`bench.grid.validate` puts it
+    in the cell's dataset config as ``data``), so two files are two datasets and a file that
+    changes after the grid was read is caught (:func:`check_digest`). Memoised per process by
+    path, size and modification time; symbolic links inside a folder are not followed.
+    """
+    p = Path(path).expanduser()
+    st = p.stat()
+    memo = (str(p.resolve()), st.st_size, st.st_mtime_ns)
+    if not p.is_dir() and memo in _DIGESTS:
+        return _DIGESTS[memo]
+    h = hashlib.sha256()
+    if p.is_dir():
+        for f in sorted(q for q in p.rglob("*") if q.is_file() and not q.is_symlink()):
+            h.update(b"\0file=" + f.relative_to(p).as_posix().encode("utf-8") + b"\0")
+            _update_file(h, f)
+    else:
+        _update_file(h, p)
+    digest = h.hexdigest()[:DIGEST_HEX]
+    if not p.is_dir():
+        _DIGESTS[memo] = digest
+    return digest
+
+
+def _update_file(h: Any, file: Path) -> None:
+    with file.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+
+
+def check_digest(name: str, path: str | Path, expected: str) -> None:
+    """Raise :class:`DatasetFileChangedError` when the data at ``path`` is not the content the
+    grid was read with (``expected``: its :func:`content_digest`)."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise DatasetFileNotFoundError(
+            f"dataset {name!r}: nothing at {p}; expected the data file the grid was read with "
+            f"(content {expected})")
+    now = content_digest(p)
+    if now != expected:
+        raise DatasetFileChangedError(
+            f"dataset {name!r}: {p} changed since the grid was read (content {now}, expected "
+            f"{expected}); nothing was reused: validate or run the grid again to use the new "
+            f"content as a new dataset")

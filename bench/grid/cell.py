@@ -11,11 +11,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import PurePath
 from typing import Any
 
 from bench.grid.components import component_defaults, mechanism_kind
 from bench.grid.frozen import FrozenDict, canonical_json, freeze, thaw
-from bench.grid.schema import BASELINE
+from bench.grid.schema import BASELINE, DATA_KEY
 
 _HASH_HEX = 16
 
@@ -153,10 +154,14 @@ class Cell:
         """Readable identity, e.g. ``bbc:model=lstm,mech=mvl,sens=none,map=nearest,eps=1,seed=0``.
 
         Parameters are shown where they differ from the component's defaults (model: from
-        ``settings.models``); the dataset ``path`` is never shown. Use :attr:`hash` as the key.
+        ``settings.models``); the dataset ``path`` is never shown, a file's base name is
+        (``file=mine.csv``; its content digest, ``data``, is hashed but not shown). Use
+        :attr:`hash` as the key.
         """
-        ds = self.dataset + _fmt_params({k: v for k, v in self.dataset_config.items()
-                                         if k != "path"})
+        cfg = {k: v for k, v in self.dataset_config.items() if k not in ("path", DATA_KEY)}
+        if self.dataset_config.get("path") not in (None, ""):
+            cfg["file"] = PurePath(str(self.dataset_config["path"])).name
+        ds = self.dataset + _fmt_params(cfg)
         defaults = self.settings.get("model_defaults", {})
         model = self.model + _fmt_params({k: v for k, v in self.model_params.items()
                                           if defaults.get(k, _MISSING) != v})
@@ -181,8 +186,10 @@ class Cell:
         return thaw(self.model_params)
 
     def dataset_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`bench.datasets.load_dataset` (besides the name)."""
-        return thaw(self.dataset_config)
+        """Keyword arguments for :func:`bench.datasets.load_dataset` (besides the name): the
+        dataset config without the file's content digest (:data:`DATA_KEY`, checked by
+        :func:`bench.run.inputs.dataset` before loading)."""
+        return {k: v for k, v in thaw(self.dataset_config).items() if k != DATA_KEY}
 
     def __str__(self) -> str:
         return self.name

@@ -100,8 +100,6 @@ def _same(a: Any, b: Any) -> bool:
     return freeze(a) == freeze(b)
 
 
-_NATURAL_MAPPING = {"additive": "nearest", "selection": "none"}
-"""An omitted ``mapping`` axis: each mechanism kind's text-output mapping."""
 
 
 class _Expander:
@@ -130,7 +128,9 @@ class _Expander:
 
     def natural_mapping(self, mech: Entry) -> Entry:
         """The mapping of a mechanism when the grid has no ``mapping`` axis."""
-        name = _NATURAL_MAPPING.get(mech.extra.kind, "none")
+        from bench.mapping import NATURAL_MAPPING
+
+        name = NATURAL_MAPPING.get(mech.extra.kind, "none")
         if name not in self._mappings:
             self._mappings[name] = self.p.named("mapping", name, "axes.mapping (default)")
         return self._mappings[name]

@@ -29,6 +29,12 @@ TOP_KEYS: tuple[str, ...] = ("name", "description", "extends", "axes", "exclude"
 BASELINE = "none"
 """Mechanism name of the baseline cells (no privatization, ε = ∞)."""
 
+DATA_KEY = "data"
+"""Key of a cell's dataset config holding the content digest of the dataset's file
+(:func:`bench.datasets.files.content_digest`), set by the validator for every dataset read from
+a ``path``: it is hashed (the path is not), so a dataset read from a file is identified by its
+content, and checked when the cell loads the file. Not a loader option: a grid cannot set it."""
+
 METRIC_GROUPS: dict[str, str] = {
     "utility": "F1/accuracy of the utility task(s) on the original test split",
     "privacy": "empirical privacy: 1 - F1 of the adversary on the private attribute task(s)",

@@ -22,6 +22,7 @@ from bench.grid.limits import derived_error, limit_error
 from bench.grid.parse import RawGrid
 from bench.grid.schema import (
     BASELINE,
+    DATA_KEY,
     METRIC_GROUPS,
     OPTIONAL_SETTINGS,
     PROBE_EPSILONS,
@@ -259,16 +260,35 @@ class Parser:
         if not partial:
             self.check_limits(key, "dataset", name, params)
         reason = ""
+        cell_params = params
         if "path" in spec.options and not partial:
             path = resolved.get("path")
             env = f" or set {spec.env_var}" if spec.env_var else ""
             if path is None or str(path) == "":
+                # a paper grid names corpora a user may not hold: skipped, with the reason
                 reason = (f"dataset {name!r} needs its data file: not configured (set path: in "
                           f"the grid{env})")
-            elif not Path(str(path)).expanduser().exists():
-                reason = f"dataset {name!r}: nothing at {path} (set path: in the grid{env})"
-        return Entry("dataset", name, freeze(params), freeze(params), key, str(spec.version),
-                      reason)
+            else:
+                cell_params = {**params, DATA_KEY: self._digest(key, spec, name, params, path)}
+        return Entry("dataset", name, freeze(cell_params), freeze(params), key,
+                     str(spec.version), reason)
+
+    def _digest(self, key: str, spec: Any, name: str, params: dict, path: Any) -> str:
+        """The content digest of a dataset's configured file (a file named but missing is an
+        error, never a skip: two files are two datasets, :data:`DATA_KEY`)."""
+        from bench.datasets.files import content_digest
+
+        where = ("path: in the grid" if params.get("path") not in (None, "")
+                 else f"{spec.env_var} (environment)")
+        p = Path(str(path)).expanduser()
+        if not p.exists():
+            raise self.fail(key, f"dataset {name!r}: nothing at {path} (set by {where}); "
+                                 f"expected its data file")
+        try:
+            return content_digest(p)
+        except OSError as e:
+            raise self.fail(key, f"dataset {name!r}: cannot read {path} (set by {where}): "
+                                 f"{e.strerror or e}") from None
 
     def _model(self, name: str, params: dict, key: str, partial: bool) -> Entry:
         catalog = model_catalog()

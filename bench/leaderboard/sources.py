@@ -241,6 +241,13 @@ def read_mlflow(uri: str, sid: str) -> Source:
             src.problems.append(cell)
         else:
             src.cells.append(cell)
+    if runs and not src.cells:
+        raise LeaderboardError(
+            f"{uri}: none of its {len(runs)} cell run(s) could be read (first: "
+            f"{src.problems[0]}). Fix: read the results folder itself (bench leaderboard "
+            f"RESULTS) or its store (--mlflow sqlite:///RESULTS/mlflow.db); a tracking server "
+            f"must serve its runs' artifacts (mlflow ui / mlflow server on that store, or "
+            f"bench mlflow-sync --results RESULTS --tracking-uri URI to log them there)")
     return src
 
 
@@ -254,33 +261,47 @@ def _store_root(uri: str) -> Path | None:
     return Path(urllib.parse.urlparse(uri).path if uri.startswith("file:") else uri).resolve()
 
 
-def _artifact_reader(uri: str, artifact_uri: str) -> Callable[[str], bytes | None] | str:
+def _missing(e: urllib.error.HTTPError) -> bool:
+    """Whether a tracking server's error answer says the artifact does not exist."""
+    try:
+        body = e.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return "RESOURCE_DOES_NOT_EXIST" in body or "No such file" in body
+
+
+def _artifact_reader(uri: str, artifact_uri: str,
+                     run_id: str = "") -> Callable[[str], bytes | None] | str:
     """A reader of one run's named artifacts (``read(name)``: its bytes, None if the run has
     no such artifact; OSError if it cannot be read), or why the run's artifacts are not read.
 
-    A tracking server: only ``mlflow-artifacts:`` URIs (served by that server's proxy, on its
-    own host), fetched with a size bound and a timeout -- a ``file:`` URI would make this
-    machine read its own files, any other scheme would send traffic elsewhere. A local store:
+    A tracking server: through the server's own ``get-artifact`` route, which reads the run's
+    artifacts where that server keeps them (its ``mlflow-artifacts:`` proxy, or its own folder:
+    ``mlflow ui`` over a SQLite store whose runs were logged with ``file:`` artifacts), fetched
+    with a size bound and a timeout; this machine never reads a path a server names and sends
+    no traffic anywhere but to the server. A local store:
     only folders that resolve inside the store's folder, read as any untrusted cell file
     (:func:`bench.results.store.read_regular`: no symbolic link followed, bounded)."""
     root = _store_root(uri)
     parsed = urllib.parse.urlparse(artifact_uri)
     if root is None:
         server = urllib.parse.urlparse(uri)
-        if parsed.scheme != "mlflow-artifacts" or parsed.netloc not in ("", server.netloc) \
-                or ".." in parsed.path.split("/"):
+        if parsed.scheme == "mlflow-artifacts" and (
+                parsed.netloc not in ("", server.netloc) or ".." in parsed.path.split("/")):
             return (f"artifacts at {artifact_uri[:120]!r}, not on the tracking server's own "
-                    "artifact proxy (mlflow-artifacts:); not read")
-        base = (f"{uri.rstrip('/')}/api/2.0/mlflow-artifacts/artifacts/"
-                f"{urllib.parse.quote(parsed.path.strip('/'))}")
+                    "artifact proxy; not read")
+        # the server's own get-artifact route: the server reads the run's artifacts where it
+        # keeps them (its proxy, or its local folder: `mlflow ui` on a SQLite store logged with
+        # file: artifacts), this machine never reads a path a server names
+        base = f"{uri.rstrip('/')}/get-artifact?run_uuid={urllib.parse.quote(run_id)}&path="
 
         def fetch(name: str) -> bytes | None:
             try:
-                with urllib.request.urlopen(f"{base}/{urllib.parse.quote(name)}",
+                with urllib.request.urlopen(base + urllib.parse.quote(name),
                                             timeout=30) as r:
                     data = r.read(MAX_FILE_BYTES + 1)
             except urllib.error.HTTPError as e:
-                if e.code == 404:
+                if e.code in (404, 400) or (e.code == 500 and _missing(e)):
                     return None
                 raise OSError(f"{name}: HTTP {e.code}") from None
             except (urllib.error.URLError, ValueError) as e:
@@ -311,7 +332,7 @@ def _run_cell(uri: str, exp_id: str, run: Any, sid: str, web: str | None) -> Sou
     where = f"{sid}: run {rid[:12]} (cell {h or '?'})"
     if run.info.status != "FINISHED":
         return f"{where}: run status {run.info.status}; left out"
-    read = _artifact_reader(uri, str(run.info.artifact_uri or ""))
+    read = _artifact_reader(uri, str(run.info.artifact_uri or ""), rid)
     if isinstance(read, str):
         return f"{where}: {read}; left out"
     raw: dict[str, bytes | None] = {}

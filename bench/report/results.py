@@ -34,9 +34,10 @@ import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
+from bench.grid.schema import DATA_KEY
 from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
 from bench.results import layout
 from bench.results.record import CellRecord, FailedCell, scan, to_float
@@ -392,7 +393,10 @@ def _descriptor(rec: CellRecord, kind: str, data_tag: str) -> dict[str, Any]:
     return d
 
 
-def _label(kind: str, name: str, desc: dict[str, Any], varying: set[str]) -> str:
+def _label(kind: str, name: str, desc: dict[str, Any], varying: set[str],
+           files: Mapping[str, str] | None = None) -> str:
+    """``name(key=value, ...)`` with what varies (a dataset: every config key; its file's
+    content digest shown as the file's base name, ``files``: digest → name)."""
     parts = []
     for k in sorted(desc):
         always = kind == "dataset" and k.startswith("p:") and k != "p:seed"
@@ -405,9 +409,23 @@ def _label(kind: str, name: str, desc: dict[str, Any], varying: set[str]) -> str
             parts.append(f"suite={v}")
         elif k == "data":
             parts.append(f"data={str(v)[:8]}" if v else "data=?")
+        elif kind == "dataset" and k == f"p:{DATA_KEY}":
+            parts.append(f"file={(files or {}).get(str(v)) or str(v)[:8]}")
         else:
             parts.append(f"{k[2:]}={fmt_value(v)}")
     return name + (f"({', '.join(parts)})" if parts else "")
+
+
+def file_names(cells: Iterable[CellRecord]) -> dict[str, str]:
+    """The base name of the data file of every dataset read from one (digest → name; the
+    folders a path names are never shown). Two names for one content: both, joined by '|'."""
+    out: dict[str, set[str]] = {}
+    for r in cells:
+        cfg = (r.spec.get("dataset") or {}).get("config") or {}
+        digest, path = cfg.get(DATA_KEY), cfg.get("path")
+        if digest and path:
+            out.setdefault(str(digest), set()).add(PurePath(str(path)).name)
+    return {k: "|".join(sorted(v)) for k, v in out.items()}
 
 
 def data_conflicts(cells: Iterable[CellRecord]) -> tuple[set[str], list[str]]:
@@ -463,9 +481,10 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
             keys = set().union(*ds)
             varying[k][name] = {key for key in keys
                                 if len({_canon(x.get(key, "<missing>")) for x in ds}) > 1}
+    files = file_names(cells)
     groups: dict[str, Group] = {}
     for r, d in per_cell:
-        labels = {k: _label(k, d[k][0], d[k][1], varying[k].get(d[k][0], set()))
+        labels = {k: _label(k, d[k][0], d[k][1], varying[k].get(d[k][0], set()), files)
                   if not (r.is_baseline and k in _PRIVATIZATION) else d[k][0]
                   for k in COMPONENTS}
         eps = r.epsilon

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.grid import Cell, canonical_json
+from bench.grid.schema import DATA_KEY
 
 _DATASETS: dict[str, Any] = {}
 _EMBEDDINGS: dict[tuple, Any] = {}
@@ -20,13 +21,23 @@ _TOKENS: dict[tuple, list[list[str]]] = {}
 
 
 def dataset(cell: Cell) -> Any:
-    """The cell's dataset (:func:`bench.datasets.load_dataset`, seeded by the cell)."""
-    from bench.datasets import load_dataset
+    """The cell's dataset (:func:`bench.datasets.load_dataset`, seeded by the cell).
+
+    A dataset read from a file is loaded only if the file still has the content the grid was
+    read with (the cell's ``data`` digest, :data:`bench.grid.schema.DATA_KEY`); otherwise
+    :class:`bench.datasets.DatasetFileChangedError` names the file.
+    """
+    from bench.datasets import DATASETS, check_digest, load_dataset
+    from bench.datasets.base import resolve_config
 
     kwargs = cell.dataset_kwargs()
     kwargs.setdefault("seed", cell.seed)
-    key = canonical_json([cell.dataset, kwargs])
+    digest = cell.dataset_config.get(DATA_KEY)
+    key = canonical_json([cell.dataset, kwargs, digest])
     if key not in _DATASETS:
+        if digest:
+            path = resolve_config(DATASETS.get(cell.dataset), kwargs).get("path")
+            check_digest(cell.dataset, path, str(digest))
         _DATASETS[key] = load_dataset(cell.dataset, **kwargs)
     return _DATASETS[key]
 

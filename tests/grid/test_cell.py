@@ -8,6 +8,7 @@ import json
 import pytest
 
 import bench
+from bench.datasets import content_digest
 from bench import grid as G
 from bench.grid import (
     Cell,
@@ -108,14 +109,31 @@ def test_rewrite_metric_versions_are_part_of_the_hash(tmp_path, monkeypatch):
     assert one_cell(tmp_path).hash == plain.hash
 
 
-def test_hash_ignores_dataset_path(tmp_path):
-    f1, f2 = tmp_path / "a.csv", tmp_path / "b.csv"
+def test_a_dataset_file_is_identified_by_its_content_not_its_path(tmp_path):
+    f1, f2, f3 = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
     for f in (f1, f2):
         f.write_text('"1","t","d"\n')
-    a = one_cell(tmp_path, "a.yaml", dataset=f"[{{name: agnews, path: {f1}}}]")
-    b = one_cell(tmp_path, "b.yaml", dataset=f"[{{name: agnews, path: {f2}}}]")
-    assert a.hash == b.hash  # the content hash passed by the runner tells the files apart
+    f3.write_text('"2","t","d"\n')
+    a, b, c = (one_cell(tmp_path, f"{f.stem}.yaml", dataset=f"[{{name: agnews, path: {f}}}]")
+               for f in (f1, f2, f3))
+    assert a.hash == b.hash  # the same content at two paths: one dataset
+    assert a.hash != c.hash  # two contents: two datasets, before any run
+    assert a.dataset_config["data"] == content_digest(f1) != c.dataset_config["data"]
+    assert "data" not in a.dataset_kwargs() and a.dataset_kwargs()["path"] == str(f1)
+    assert a.name.startswith("agnews(file=a.csv)") and str(tmp_path) not in a.name
     assert cell_hash(a, "x" * 64) != cell_hash(b, "y" * 64)
+
+
+def test_two_csv_files_in_one_grid_are_two_datasets(tmp_path):
+    f1, f2 = tmp_path / "one.csv", tmp_path / "two.csv"
+    f1.write_text("body,topic\nthe bank,econ\nthe match,sport\n")
+    f2.write_text("body,topic\nthe film,arts\nthe goal,sport\n")
+    ds = ", ".join(f"{{name: csv, path: {f}, text: body, label: topic}}" for f in (f1, f2))
+    g = load_grid(write(tmp_path, grid_with(dataset=f"[{ds}]", mechanism="[tem]",
+                                            mapping="[none]")))
+    assert len(g.cells) == 4 and len({c.hash for c in g.cells}) == 4
+    assert {c.name.split(":")[0] for c in g.cells} == {
+        "csv(file=one.csv,label=topic,text=body)", "csv(file=two.csv,label=topic,text=body)"}
 
 
 def test_privatization_key_shared_between_models(tmp_path):

@@ -86,11 +86,17 @@ def test_skip_dataset_without_path_and_valid_with_path(tmp_path, monkeypatch):
     monkeypatch.setenv("BENCH_AGNEWS_PATH", str(data))
     assert load_grid(write(tmp_path, text)).skipped == []
     monkeypatch.setenv("BENCH_AGNEWS_PATH", str(tmp_path / "missing.csv"))
-    assert all("nothing at" in r for _, r in load_grid(write(tmp_path, text)).skipped)
+    # a file that is named but missing is an error, never a skip (nor a reuse)
+    with pytest.raises(GridError, match=r"axes\.dataset\[0\]: dataset 'agnews': nothing at "
+                                        r".*missing\.csv \(set by BENCH_AGNEWS_PATH"):
+        load_grid(write(tmp_path, text))
     monkeypatch.delenv("BENCH_AGNEWS_PATH")
     g = load_grid(write(tmp_path, text.replace("[agnews,", f"[{{name: agnews, path: {data}}},")))
     assert g.skipped == [] and g.cells[0].dataset_config["path"] == str(data)
-    assert "path" not in g.cells[0].name
+    assert "path" not in g.cells[0].name and "file=ag.csv" in g.cells[0].name
+    missing = text.replace("[agnews,", f"[{{name: agnews, path: {tmp_path / 'gone.csv'}}},")
+    with pytest.raises(GridError, match=r"nothing at .*gone\.csv \(set by path: in the grid\)"):
+        load_grid(write(tmp_path, missing))
 
 
 # ---------------------------------------------------------------------------------- errors

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
+
+import pytest
 
 from bench.leaderboard import build, read_sources
 from bench.leaderboard.sources import provenance_record
@@ -121,15 +124,39 @@ def test_a_local_store_whose_runs_point_outside_it_is_not_followed(tmp_path):
     assert any("symbolic link" in p for p in src.problems) and len(src.cells) == 1
 
 
-def test_a_server_run_pointing_at_this_machines_files_is_not_read(tmp_path, mlflow_server):
-    """A tracking server's run whose artifact_uri is a file: path would make the leaderboard's
-    machine read its own files: only the server's own artifact proxy is read."""
+def test_a_server_run_pointing_at_files_is_read_by_the_server_never_by_this_machine(
+        tmp_path, mlflow_server, monkeypatch):
+    """A tracking server's run whose artifact_uri is a file: path is read through the server's
+    own get-artifact route (the server reads where it keeps the run): this machine opens no
+    path the server names. Nothing readable there: an error that says how to fix it."""
     import mlflow
+
+    from bench.leaderboard import LeaderboardError
 
     client = mlflow.MlflowClient(tracking_uri=mlflow_server)
     exp = client.create_experiment("hostile", artifact_location=(tmp_path / "x").as_uri())
     run = client.create_run(exp, tags={"bench.kind": "cell", "bench.cell_hash": "0" * 16})
     client.set_terminated(run.info.run_id)
-    (src,) = read_sources([], [mlflow_server])
-    (line,) = src.problems
-    assert "not on the tracking server's own artifact proxy" in line and src.cells == []
+    opened = []
+    real_open = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: (
+        opened.append(str(self)), real_open(self, *a, **k))[1])
+    with pytest.raises(LeaderboardError, match=r"none of its 1 cell run\(s\) could be read .*"
+                                               r"no spec\.json artifact.*Fix: read the results "
+                                               r"folder"):
+        read_sources([], [mlflow_server])
+    assert not any(str(tmp_path / "x") in p for p in opened)
+
+
+def test_the_documented_mlflow_ui_path_reads_every_cell(mlflow_ui):
+    """`mlflow ui --backend-store-uri sqlite:///results/mlflow.db` (docs/usage.md), then
+    `bench leaderboard --mlflow http://...`: the runs were logged with file: artifacts under
+    results/mlartifacts, which only the server's get-artifact route serves."""
+    from bench.results.mirror import sync_results
+
+    uri, folder = mlflow_ui
+    copy_results(folder, all_hashes()[:9])
+    assert sync_results(folder, f"sqlite:///{folder / 'mlflow.db'}") == (9, 0)
+    (src,) = read_sources([], [uri])
+    assert len(src.cells) == 9 and src.problems == []
+    assert all(c.sealed for c in src.cells)
