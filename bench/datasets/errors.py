@@ -3,8 +3,8 @@
 A missing file raises :class:`DatasetFileNotFoundError`; a malformed row, a missing column, a file
 that is not UTF-8 or an empty result raises :class:`DatasetFormatError`; an unknown or invalid
 configuration key raises :class:`DatasetConfigError`; a data file whose content is not the one
-the grid was read with raises :class:`DatasetFileChangedError`. Each message says what was expected and
-where.
+the grid was read with raises :class:`DatasetFileChangedError`. Each message says what was
+expected and where.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import json
 import pytest
 
 import bench
-from bench.datasets import content_digest
 from bench import grid as G
+from bench.datasets import content_digest
 from bench.grid import (
     Cell,
     cell_hash,
