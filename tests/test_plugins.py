@@ -96,6 +96,8 @@ def test_validate_and_run_a_grid_with_the_plugin_mechanism(installed, tmp_path):
     assert spec["mechanism"] == {"name": "rrn", "params": {"k": 3}, "version": "2"}
     metrics = json.loads((cell / "metrics.json").read_text())
     assert metrics["guarantee"]["kind"] == "pure" and metrics["guarantee"]["proven"] is False
+    # the cell says which package, at which version, computed it (built-ins are not listed)
+    assert metrics["plugins"] == {"mechanism rrn": "bench-rrn 0.1.0"}
     # without the plugin the same grid is refused with the usual message
     assert main(["validate", str(grid)]) == 2
 

@@ -148,3 +148,34 @@ def _model_catalog() -> tuple[tuple[str, ModelInfo], ...]:
             logger.debug("model %s not importable (%s); using the fallback table", n, e)
             out.append((n, ModelInfo(n, FALLBACK_MODELS.get(n, frozenset({"text"})), "1", None)))
     return tuple(out)
+
+
+def plugin_origins(cell: Any) -> dict[str, str]:
+    """``{"<kind> <name>": "<distribution> <version>"}`` for every component of ``cell`` that
+    a plugin distribution provides (built-ins are left out: a cell of built-ins only gets an
+    empty mapping). A cell records it (``metrics["plugins"]``) so that whoever reads or ranks
+    it knows which package, at which version, computed its numbers."""
+    from bench.attacks.adversary import ADVERSARIES
+    from bench.models import MODELS
+    from bench.registry import BUILTIN
+
+    parts = [("dataset", cell.dataset, registry("dataset")),
+             ("model", cell.model, MODELS),
+             ("sensitivity", cell.sensitivity, registry("sensitivity")),
+             ("mapping", cell.mapping, registry("mapping"))]
+    if cell.mechanism != BASELINE:
+        parts.append(("mechanism", cell.mechanism, registry("mechanism")))
+    if cell.rewriter != "none":
+        parts.append(("rewriter", cell.rewriter, registry("rewriter")))
+    for item in str(cell.versions.get("adversaries") or "").split(","):
+        if item:
+            parts.append(("adversary", item.split("=")[0], ADVERSARIES))
+    out = {}
+    for kind, name, reg in parts:
+        try:
+            origin = reg.origin(name)
+        except KeyError:  # not registered (e.g. an adversary built from the model): built in
+            continue
+        if origin != BUILTIN:
+            out[f"{kind} {name}"] = origin
+    return out

@@ -42,7 +42,7 @@ SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "measures", "rewriter
 """Keys a spec may have besides :data:`bench.results.store.SPEC_KEYS`."""
 METRICS_OPTIONAL = ("cell", "dataset_hash", "privacy", "privatization", "utility",
                     "guarantee", "n_w", "vs_baseline", "rewrite", "mia", "rewrite_reference",
-                    "rewriter", "suite_version", "measures")
+                    "rewriter", "suite_version", "measures", "plugins")
 """Keys a metrics record may have besides :data:`bench.results.store.METRICS_KEYS`."""
 MAX_MAGNITUDE = 1e12
 """Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
@@ -98,6 +98,14 @@ class CellRecord:
     def dataset_hash(self) -> str:
         """Dataset content hash the cell was produced on."""
         return str(self.spec.get("dataset_hash") or self.metrics.get("dataset_hash") or "")
+
+    @property
+    def plugins(self) -> dict[str, str]:
+        """``{"<kind> <name>": "<distribution> <version>"}`` of the plugin components that
+        computed the cell (empty: built-ins only, or a cell from before plugins were
+        recorded)."""
+        p = self.metrics.get("plugins")
+        return dict(p) if isinstance(p, Mapping) else {}
 
     @property
     def provenance(self) -> dict[str, Any] | None:
@@ -173,6 +181,10 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
     unknown = sorted(set(metrics) - set(METRICS_KEYS) - set(METRICS_OPTIONAL))
     if unknown:
         return f"{M}: unknown key {unknown[0]!r} (schema {SCHEMA})"
+    plugins = metrics.get("plugins")
+    if plugins is not None and not (isinstance(plugins, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in plugins.items())):
+        return f"{M}: plugins is not a mapping of component to '<distribution> <version>'"
     for path, v in _walk(dict(metrics), ""):
         last = path.rsplit(".", 1)[-1].split("[")[0]
         rate = "macro_f1" in last or last in _UNIT_KEYS

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from bench.grid import Cell, privatization_hash
+from bench.grid.components import plugin_origins
 from bench.results import corpus as corpus_cache
 from bench.results import layout
 from bench.run import inputs
@@ -91,6 +92,9 @@ def privatize(run: CellRun) -> None:
                                                layout.privatized_dir(run.results))
     run.metrics.update({"cell": run.cell.name, "dataset_hash": run.ds.content_hash,
                         "privatization": dict(run.pstats)})
+    plugins = plugin_origins(run.cell)
+    if plugins:  # which package, at which version, computed this cell (built-ins: no key)
+        run.metrics["plugins"] = plugins
     if not run.cell.is_baseline:
         run.metrics["guarantee"] = run.pstats.get("guarantee")
         run.metrics["n_w"] = run.pstats.get("n_w")
