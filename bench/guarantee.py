@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -17,6 +18,19 @@ KINDS = ("pure", "approx", "metric", "none")
 
 NO_GUARANTEE = "no DP guarantee"
 """How a void guarantee reads (:attr:`Guarantee.void`)."""
+
+
+def delta_text(delta: float, log10_delta: float | None = None) -> str:
+    """δ as text, to three significant digits as Python's ``.3g`` writes a float: ``0.05``,
+    ``1e-06``, ``7.89e-31`` (4^−50); a δ at or below the floats' normal range (4^−1601 is 0.0
+    as a float) is written the same way from ``log10_delta``: ``1.26e-964``."""
+    if delta >= 1e-300 or log10_delta is None or not math.isfinite(log10_delta):
+        return f"{delta:.3g}"
+    exp = math.floor(log10_delta)
+    mant = float(f"{10.0 ** (log10_delta - exp):.3g}")
+    if mant >= 10.0:  # 9.996 rounds up to the next power of ten
+        mant, exp = mant / 10.0, exp + 1
+    return f"{mant:.3g}e{exp:+03d}"
 
 
 @dataclass(frozen=True)
@@ -113,8 +127,8 @@ class Guarantee:
         elif self.kind == "approx":
             text = f"({eps}, {dl})-DP"
         else:
-            text = (f"{eps}·d metric DP" if not self.delta
-                    else f"({eps}, {self.delta:.3g})·d metric DP")
+            text = (f"{eps}·d metric DP" if not self.has_delta
+                    else f"({eps}, {dl})·d metric DP")
             text += f" ({self.metric})" if self.metric else ""
         if not self.proven:
             text += f" [estimated, not proven: {self.reason}]"
@@ -123,14 +137,19 @@ class Guarantee:
     def _eps_text(self) -> str:
         return "ε" if self.multiplier == 1 else f"{self.multiplier:.4g}·ε"
 
+    @property
+    def has_delta(self) -> bool:
+        """Whether the guarantee states a δ (a δ too small for a float has ``log10_delta``)."""
+        return self.delta > 0 or self.log10_delta is not None
+
     def _delta_text(self) -> str:
-        return f"1e{self.log10_delta:.1f}" if self.log10_delta is not None else f"{self.delta:.3g}"
+        return delta_text(self.delta, self.log10_delta)
 
     def _symbolic(self) -> str:
         if self.kind == "none":
             return "none"
         eps, dl = self._eps_text(), self._delta_text()
-        has_delta = self.delta > 0 or self.log10_delta is not None
+        has_delta = self.has_delta
         if self.kind == "pure":
             return f"{eps}-DP"
         if self.kind == "approx":

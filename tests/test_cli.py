@@ -67,3 +67,20 @@ def test_privatize_bad_arguments_exit_2_and_write_nothing(tmp_path, args, msg):
 def test_data_prepare_unknown_dataset(tmp_path):
     r = run(["data", "prepare", "bbcc", "--cache-dir", str(tmp_path)])
     assert r.returncode == 2 and "did you mean 'bbc'" in r.stderr
+
+
+def test_dropped_rows_warning_shows_without_verbose_and_holds_no_row_text(tmp_path):
+    secret = "zebra-secret-words"
+    data = tmp_path / "holes.csv"
+    data.write_text("body,topic\n" + "the bank raised rates,econ\nthe team won,sport\n" * 10
+                    + f"{secret},\n,{secret}\n", encoding="utf-8")
+    grid = tmp_path / "g.yaml"
+    grid.write_text(f"name: g\naxes:\n  dataset: [{{name: csv, path: {data}, text: body, "
+                    "label: topic}]\n  model: [bow]\n  mechanism: [tem]\n  mapping: [none]\n"
+                    "  epsilon: [10]\nsettings: {mia: false, vocab_size: 2000, "
+                    "metrics: [utility, runtime]}\n", encoding="utf-8")
+    r = run(["validate", str(grid), "--data"])
+    assert r.returncode == 0, r.stderr
+    assert (f"WARNING bench.datasets.generic: {data}: dropped 2 of 22 rows with an empty field "
+            "('body' empty in 1, 'topic' in 1; first at line 22)") in r.stderr.splitlines()
+    assert secret not in r.stdout + r.stderr

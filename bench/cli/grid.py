@@ -5,6 +5,7 @@ worker for ``bench run --executor dask``).
 
 Example:
     $ bench validate experiments/quickstart.yaml
+    $ bench validate experiments/mine.yaml --data    # also load the datasets
     $ bench run experiments/quickstart.yaml --jobs 2
 """
 
@@ -20,12 +21,28 @@ from bench.cli.common import RunFailed, UsageError, check_folder
 
 
 def cmd_validate(args) -> str:
-    """``bench validate``: the grid summary; a malformed grid is a :class:`UsageError`."""
+    """``bench validate``: the grid summary; a malformed grid is a :class:`UsageError`.
+
+    ``--data`` also loads every dataset of the grid (:func:`bench.run.check_data.check_data`):
+    the datasets' lines go after the summary, each dataset that cannot be loaded is one error
+    line on stderr, and any such error is a :class:`UsageError` (exit 2).
+    """
     from bench.grid import cli_validate
 
     text, code = cli_validate(args.grid, verbose=args.details)
     if code:
         raise UsageError(text.strip().removeprefix("error: "))
+    if not getattr(args, "data", False):
+        return text
+    from bench.grid import load_grid
+    from bench.run.check_data import check_data
+
+    report = check_data(load_grid(args.grid))
+    text += report.text()
+    if report.errors:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        raise UsageError("\nbench: error: ".join(report.errors))
     return text
 
 
@@ -36,6 +53,7 @@ def cmd_run(args) -> str:
     """
     from bench.grid import cli_validate, load_grid
     from bench.run.grid import run_grid
+    from bench.run.progress import RunProgress
 
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written
@@ -44,29 +62,36 @@ def cmd_run(args) -> str:
     grid = load_grid(args.grid)  # once more, for the run itself (validation loaded it too)
     if not grid.cells:  # nothing could run: a configuration problem, not an empty success
         raise UsageError(_no_cells(grid))
+    tracker = RunProgress(grid.cells, workers=args.jobs)
     bar = None
-    if sys.stderr.isatty():  # a progress bar on a terminal, quiet otherwise
+    if sys.stderr.isatty():  # a progress bar on a terminal; one line per cell otherwise
         from tqdm import tqdm
 
-        bar = tqdm(total=len(grid.cells), unit="cell", file=sys.stderr)
+        # tqdm's own rate and remaining time assume every cell costs the same: the bar shows
+        # the count and the elapsed time, the ETA is RunProgress's (docs/usage.md)
+        bar = tqdm(total=len(grid.cells), unit="cell", file=sys.stderr,
+                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+
+    def started() -> None:  # piped or logged: say at once what runs (a bad dataset has raised)
+        if bar is None:
+            print(tracker.header(len(grid.skipped)), file=sys.stderr, flush=True)
 
     def progress(r) -> None:
+        tracker.finished(r)
         if bar is not None:
             bar.update(1)
-            bar.set_postfix_str(r.status)
-        if r.status in ("done", "failed"):
-            u = r.metrics.get("utility", {}).get("macro_f1")
-            extra = f" utility F1 {u:.3f}" if isinstance(u, float) else ""
-            line = f"[{r.status}] {r.name}{extra}{' ' + r.error if r.error else ''}"
-            (bar.write(line, file=sys.stderr) if bar is not None
-             else print(line, file=sys.stderr, flush=True))
+            bar.set_postfix_str(f"{r.status}, {tracker.eta_text()}")
+            if r.status in ("done", "failed"):
+                bar.write(tracker.line(r), file=sys.stderr)
+        else:  # piped or logged: every finished cell, with the count and the ETA
+            print(tracker.line(r), file=sys.stderr, flush=True)
 
     try:
         summary = run_grid(grid, results=args.results, jobs=args.jobs,
                            executor=args.executor, scheduler=args.scheduler,
                            tracking_uri=args.tracking_uri, mlflow=not args.no_mlflow,
                            overwrite=args.overwrite, fail_fast=args.fail_fast,
-                           progress=progress)
+                           progress=progress, started=started)
     finally:
         if bar is not None:
             bar.close()
@@ -135,6 +160,10 @@ def add_validate_parser(sub) -> None:
     va = sub.add_parser("validate", help="check a grid file: cells, skipped cells, errors")
     va.add_argument("grid")
     va.add_argument("--details", action="store_true", help="list every skipped cell")
+    va.add_argument("--data", action="store_true",
+                    help="also load every dataset of the grid, as the run would: wrong column "
+                    "names, files that are not UTF-8 or are empty are errors (exit 2), dropped "
+                    "rows are counted")
     va.set_defaults(func=cmd_validate)
 
 

@@ -84,7 +84,8 @@ def iter_json_lines(file: Path, max_rows: int | None = None) -> Iterator[tuple[i
                     obj = ast.literal_eval(line.strip())
                 except (ValueError, SyntaxError, MemoryError, RecursionError):
                     raise DatasetFormatError(
-                        f"{file}:{lineno}: not a JSON object ({e.msg}): {line[:80]!r}"
+                        f"{file}:{lineno}: not a JSON object ({e.msg} at column {e.colno}; "
+                        "the line is not shown: it may be private)"
                     ) from None
             if not isinstance(obj, dict):
                 raise DatasetFormatError(f"{file}:{lineno}: expected a JSON object per line")

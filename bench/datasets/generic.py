@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections import Counter
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,9 @@ def _generic_card(fmt: str) -> DatasetCard:
             ),
         ),
         caveats=(
-            "Rows with an empty text, label, private attribute or group are dropped (logged).",
+            "Rows with an empty text, label, private attribute or group are dropped, with a "
+            "warning naming the file, the count and the empty columns, never a value "
+            "(`bench validate GRID --data` reports it before a run).",
             "Classes are the distinct values, sorted (numerically if all are integers); two "
             "classes make a binary task.",
         )
@@ -61,7 +66,8 @@ def _generic_card(fmt: str) -> DatasetCard:
         ),
         expected_size="your file",
         how_to_get=(
-            f"bench data prepare {fmt} --path FILE --text COL --label COL [--private COL ...]"
+            f"bench data prepare {fmt} --set path=FILE --set text=COL --set label=COL "
+            f"[--set private=[COL,...]]"
         ),
         config=GENERIC_CONFIG + ((("delimiter", "field delimiter"),) if fmt == "csv" else ()),
     )
@@ -98,6 +104,8 @@ def _generic_build(
     values: dict[str, list[str]] = {c: [] for c in [label, *private]}
     groups: list[str] = []
     dropped = 0
+    empty: Counter[str] = Counter()
+    first: int | None = None
     for lineno, row in rows:
         missing = [c for c in needed if c not in row]
         if missing:
@@ -108,6 +116,8 @@ def _generic_build(
         vals = {c: _scalar(path, lineno, c, row[c]) for c in needed}
         if any(v == "" for v in vals.values()):
             dropped += 1
+            empty.update(c for c in needed if vals[c] == "")
+            first = lineno if first is None else first
             continue
         texts.append(vals[text])
         for c in values:
@@ -115,7 +125,9 @@ def _generic_build(
         if group:
             groups.append(vals[group])
     if dropped:
-        logger.info("%s: dropped %d rows with an empty text, label or attribute", path, dropped)
+        _report_dropped(DroppedRows(str(path), dropped, dropped + len(texts),
+                                    tuple((c, empty[c]) for c in needed if empty[c]),
+                                    first or 0))
     empty_check(fmt, texts, path, "every row had an empty text, label or attribute" if dropped
                 else "the file has no rows")
     return Corpus(
@@ -124,6 +136,64 @@ def _generic_build(
         groups=np.array(groups, dtype=object) if group else None,
         source=str(path),
     )
+
+
+@dataclass(frozen=True)
+class DroppedRows:
+    """Rows a generic loader dropped because a needed field was empty: where and how many,
+    never the rows' values (the data may be private)."""
+
+    path: str
+    """The file."""
+    count: int
+    """Rows dropped."""
+    rows: int
+    """Rows read (kept and dropped)."""
+    empty: tuple[tuple[str, int], ...]
+    """(column, rows where it was empty), in the order the loader needs the columns; a row with
+    several empty columns counts in each."""
+    first_line: int
+    """Line (CSV: the row's last physical line) of the first dropped row."""
+
+    def text(self) -> str:
+        """``data.csv: dropped 3 of 120 rows with an empty field ('label' empty in 2, 'text'
+        in 1; first at line 5)``."""
+        cols = ", ".join(f"{c!r} empty in {n}" if i == 0 else f"{c!r} in {n}"
+                         for i, (c, n) in enumerate(self.empty))
+        return (f"{self.path}: dropped {self.count} of {self.rows} rows with an empty field "
+                f"({cols}; first at line {self.first_line})")
+
+
+_WARNED: set[DroppedRows] = set()
+_COLLECTORS: list[list[DroppedRows]] = []
+
+
+@contextmanager
+def collect_dropped() -> Iterator[list[DroppedRows]]:
+    """Collect the :class:`DroppedRows` of every generic load inside the ``with`` block (each
+    load, even one whose warning this process already logged).
+
+    Example:
+        >>> with collect_dropped() as dropped:
+        ...     load_dataset("csv", path="mine.csv", text="body", label="topic")
+        >>> [d.text() for d in dropped]
+    """
+    found: list[DroppedRows] = []
+    _COLLECTORS.append(found)
+    try:
+        yield found
+    finally:
+        _COLLECTORS.remove(found)
+
+
+def _report_dropped(rec: DroppedRows) -> None:
+    """Hand ``rec`` to the collectors and log it as a warning, once per process (a grid loads
+    the same file once per seed, and again in each worker)."""
+    for found in _COLLECTORS:
+        found.append(rec)
+    if rec not in _WARNED:
+        _WARNED.add(rec)
+        logger.warning("%s", rec.text())
 
 
 def _check_header(path: Path, needed: list[str], cols: list[str] | None) -> None:
@@ -146,7 +216,8 @@ def _generic_task(path: Path, column: str, values: list[str], utility: bool) -> 
     y, classes = encode_labels(values)
     if len(classes) < 2:
         raise DatasetFormatError(
-            f"{path}: column {column!r} has a single value {classes[0]!r}; a task needs >= 2"
+            f"{path}: column {column!r} has a single value in every kept row; a task needs >= 2 "
+            f"(the value is not shown: it may be private)"
         )
     role = "utility" if utility else "privacy"
     return Task(column, y, kind_for(classes), role, classes)
@@ -156,7 +227,8 @@ def _scalar(path: Path, lineno: int, col: str, v: Any) -> str:
     if v is None:
         return ""
     if isinstance(v, (dict, list)):
-        raise DatasetFormatError(f"{path}:{lineno}: field {col!r} must be a scalar, got {v!r:.60}")
+        raise DatasetFormatError(f"{path}:{lineno}: field {col!r} must be a scalar (a string, "
+                                 f"number or boolean), got a {type(v).__name__}")
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     return str(v).strip()

@@ -1,7 +1,8 @@
 """Privacy-utility curves: utility vs ε and utility vs empirical privacy, per dataset × model.
 
 One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel is the utility
-(macro-F1) of each mechanism configuration against ε (log scale) with error bars spanning the
+(macro-F1) of each mechanism configuration against ε (log scale, its ticks labelled with the
+ε values the cells have, written plainly: ``0.5``, ``1``, ``12``) with error bars spanning the
 95% interval (:class:`bench.report.results.Stat`: Student t over n ≥ 2 seeds; one seed: the
 cell's bootstrap interval over the test documents; none where there is no interval) and the
 unprivatized baseline as a dashed line (its interval as a grey band); one further panel per
@@ -154,6 +155,14 @@ def curve_points(groups: Sequence[Group]) -> list[dict[str, str]]:
 
 def render_curves(groups: Sequence[Group], title: str, adversary: str | None = None) -> bytes:
     """PNG bytes of the curves of one dataset × model (``adversary``: the axis label only)."""
+    fig = curves_figure(groups, title, adversary)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata=PNG_METADATA)
+    return buf.getvalue()
+
+
+def curves_figure(groups: Sequence[Group], title: str, adversary: str | None = None) -> Any:
+    """The matplotlib ``Figure`` :func:`render_curves` saves (on its own Agg canvas)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -178,9 +187,7 @@ def render_curves(groups: Sequence[Group], title: str, adversary: str | None = N
             "documents; none without an interval)")
     fig.suptitle("\n".join(textwrap.fill(line, int(width * TITLE_CHARS_PER_INCH))
                            for line in head.split("\n")), fontsize=9)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata=PNG_METADATA)
-    return buf.getvalue()
+    return fig
 
 
 def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Group]) -> None:
@@ -203,10 +210,58 @@ def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Gro
                 ax.axhspan(lo, hi, color="0.3", alpha=0.1, linewidth=0)
     if finite and min(finite) > 0:
         ax.set_xscale("log")
+    if finite:
+        _epsilon_ticks(ax, finite)
     ax.set_xlabel("ε")
     ax.set_ylabel("utility (macro-F1)")
     ax.set_title("utility vs ε")
     ax.grid(True, alpha=0.3)
+
+
+def _epsilon_ticks(ax: Any, eps: Sequence[float]) -> None:
+    """Label the ε axis with the grid's own ε values, written plainly (``0.5``, ``1``, ``12``:
+    :func:`fmt_eps`), and nothing else: on a log axis matplotlib would label powers of ten and
+    some minor ticks in scientific notation (``8×10⁰``) and leave other grid values unlabelled.
+    The minor ticks stay, unlabelled. Labels that would touch written across are written
+    upright, and an upright label that would still touch its left neighbour is left out (its
+    tick stays)."""
+    from matplotlib.ticker import NullFormatter
+
+    values = sorted(set(eps))
+    labels, upright = _epsilon_labels(ax, values)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(values, labels, rotation=90 if upright else 0, fontsize=EPS_TICK_FONTSIZE)
+
+
+EPS_TICK_FONTSIZE = 8
+"""Points of the ε tick labels."""
+
+
+def _epsilon_labels(ax: Any, values: Sequence[float]) -> tuple[list[str], bool]:
+    """The ε tick labels (empty where one is left out) and whether they are written upright.
+
+    Widths are estimated from the character counts at :data:`EPS_TICK_FONTSIZE` (a DejaVu Sans
+    digit is about 0.6 em), positions from the panel's width and the axis' scale."""
+    import math
+
+    labels = [fmt_eps(v) for v in values]
+    if len(values) < 2:
+        return labels, False
+    log = ax.get_xscale() == "log"
+    pos = [math.log10(v) if log else v for v in values]
+    inches = PANEL_WIDTH * 0.65 / ((pos[-1] - pos[0]) or 1.0)  # the data span ~2/3 of a panel
+    at = [p * inches for p in pos]
+    char = EPS_TICK_FONTSIZE * 0.6 / 72
+    widths = [len(t) * char for t in labels]
+    if all(b - a >= (wa + wb) / 2 + char
+           for a, b, wa, wb in zip(at, at[1:], widths, widths[1:], strict=False)):
+        return labels, False
+    line = EPS_TICK_FONTSIZE * 1.2 / 72
+    kept, last = [], -math.inf
+    for x, text in zip(at, labels, strict=True):
+        kept.append(text if x - last >= line else "")
+        last = x if x - last >= line else last
+    return kept, True
 
 
 def _plot_utility_vs_privacy(ax: Any, series: dict[str, list[Group]], base: list[Group],
@@ -275,4 +330,4 @@ def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = 
     return paths
 
 
-__all__ = ["PNG_METADATA", "curve_points", "render_curves", "write_curves"]
+__all__ = ["PNG_METADATA", "curve_points", "curves_figure", "render_curves", "write_curves"]

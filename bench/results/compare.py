@@ -18,14 +18,22 @@ RUNTIME_GROUPS = ("runtime",)
 
 
 
+RENDERINGS = ("guarantee_text",)
+"""Keys that hold only a text rendering of a record kept beside them (``guarantee_text`` is
+:meth:`bench.guarantee.Guarantee.describe` of the ``guarantee`` record, which is compared):
+a change in how a guarantee is written (δ as ``1e-30.1`` before, ``7.89e-31`` since) must not
+make a cell computed before it look like one that no longer reproduces."""
+
+
 def _is_timing(key: str) -> bool:
     return (key in RUNTIME_GROUPS or key.endswith("seconds") or key.endswith("per_second")
-            or key == "cache_hit")
+            or key == "cache_hit" or key in RENDERINGS)
 
 
 def comparable(metrics: Any) -> Any:
     """``metrics`` without its run-time measurements: the ``runtime`` group and every key
-    ending in ``seconds`` / ``per_second`` (and ``cache_hit``). What is left is what a rerun
+    ending in ``seconds`` / ``per_second`` (and ``cache_hit``), and without the texts that only
+    render a record compared beside them (:data:`RENDERINGS`). What is left is what a rerun
     must reproduce exactly."""
     if isinstance(metrics, dict):
         return {k: comparable(v) for k, v in metrics.items() if not _is_timing(str(k))}

@@ -191,7 +191,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
              executor: str = "local", scheduler: str | None = None,
              tracking_uri: str | None = None, mlflow: bool = True,
              overwrite: str = "only-missing", fail_fast: bool = False,
-             progress: Callable[[CellResult], None] | None = None) -> RunSummary:
+             progress: Callable[[CellResult], None] | None = None,
+             started: Callable[[], None] | None = None) -> RunSummary:
     """Run every valid cell of a grid (see the module docstring); returns the summary.
 
     Args:
@@ -206,6 +207,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
         overwrite: ``never``, ``only-missing`` or ``always`` (see :func:`run_cell`).
         fail_fast: stop at the first failed cell.
         progress: called with each cell's outcome.
+        started: called once the cells are planned (every dataset loaded, so a bad one has
+            raised by then) and MLflow is open, before the first cell runs.
     """
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
@@ -221,6 +224,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     if mlflow:
         tracker, log_s = _open_tracker(results, grid, grid_path, tracking_uri, overwrite)
     collector = _Collector(tracker, results, progress, fail_fast, log_s)
+    if started is not None:
+        started()
     # baselines first (their metrics feed the deltas); a privatized group starts as soon as
     # the baselines its cells compare with have finished, not after every baseline
     n_base = sum(1 for g in groups if g[0][0].is_baseline)

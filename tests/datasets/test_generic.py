@@ -70,3 +70,58 @@ def test_generic_jsonl(tmp_path: Path) -> None:
     f.write_text(json.dumps({"text": "a"}) + "\n")
     with pytest.raises(DatasetFormatError, match=r"mine.jsonl:1: field\(s\) 'y' missing"):
         load_dataset("jsonl", path=f, text="text", label="y")
+
+
+SECRET = "zebra-secret-words"  # a dropped row's value: never in a message
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_dropped_rows_are_a_warning_naming_file_count_and_columns_never_values(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, fmt: str) -> None:
+    from bench.datasets.generic import collect_dropped
+
+    rows = [{"body": f"doc {i}", "y": "ab"[i % 2], "age": "xy"[i % 2]} for i in range(20)]
+    rows += [{"body": SECRET, "y": "", "age": "x"}, {"body": "", "y": "a", "age": SECRET},
+             {"body": SECRET, "y": "b", "age": ""}, {"body": SECRET, "y": "", "age": ""}]
+    f = tmp_path / f"holes.{fmt}"
+    if fmt == "csv":
+        f.write_text("body,y,age\n" + "".join(f"{r['body']},{r['y']},{r['age']}\n" for r in rows))
+    else:
+        f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    caplog.set_level("WARNING")
+    with collect_dropped() as dropped:
+        ds = load_dataset(fmt, path=f, text="body", label="y", private=["age"])
+    assert len(ds) == 20
+    first = 22 if fmt == "csv" else 21  # a CSV's line 1 is its header
+    want = (f"{f}: dropped 4 of 24 rows with an empty field ('body' empty in 1, 'y' in 2, "
+            f"'age' in 2; first at line {first})")
+    assert [d.text() for d in dropped] == [want]
+    warned = [r for r in caplog.records if r.name == "bench.datasets.generic"]
+    assert [(r.levelname, r.getMessage()) for r in warned] == [("WARNING", want)]
+    assert SECRET not in caplog.text
+    # the same file loaded again (a grid loads it once per seed): warned once per process,
+    # still handed to every collector
+    caplog.clear()
+    with collect_dropped() as again:
+        load_dataset(fmt, path=f, text="body", label="y", private=["age"], seed=1)
+    assert [d.text() for d in again] == [want] and not caplog.records
+
+
+@pytest.mark.parametrize("case", ["malformed_line", "nested_value", "one_valued_column"])
+def test_error_messages_name_line_and_column_never_the_value(tmp_path: Path, case: str) -> None:
+    """A malformed line, a non-scalar field or a one-valued column is reported by file, line
+    and column; the data (maybe a person's name, maybe private text) is not printed."""
+    f = tmp_path / "mine.jsonl"
+    good = [json.dumps({"text": f"t{i}", "y": i % 2, "who": "x"}) for i in range(6)]
+    bad = {"malformed_line": '{"text": "' + SECRET + '", y: 1',
+           "nested_value": json.dumps({"text": "t", "y": 1, "who": {"name": SECRET}}),
+           "one_valued_column": json.dumps({"text": "t", "y": 1, "who": "x"})}[case]
+    rows = good + [bad]
+    if case == "one_valued_column":
+        rows = [r.replace('"x"', json.dumps(SECRET)) for r in rows]
+    f.write_text("\n".join(rows) + "\n")
+    with pytest.raises(DatasetFormatError) as e:
+        load_dataset("jsonl", path=f, text="text", label="y", private="who")
+    assert "mine.jsonl" in str(e.value) and SECRET not in str(e.value)
+    if case != "one_valued_column":
+        assert "mine.jsonl:7" in str(e.value)
