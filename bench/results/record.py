@@ -20,10 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from bench.results import layout
+from bench.results.sections import CellMetrics, upgrade
 from bench.results.store import (
     MANIFEST_FORMAT,
     METRICS_KEYS,
@@ -40,10 +42,9 @@ SCHEMA = MANIFEST_FORMAT
 SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "measures", "rewriter",
                  "suite_version")
 """Keys a spec may have besides :data:`bench.results.store.SPEC_KEYS`."""
-METRICS_OPTIONAL = ("cell", "dataset_hash", "privacy", "privatization", "utility",
-                    "guarantee", "n_w", "vs_baseline", "rewrite", "mia", "rewrite_reference",
-                    "rewriter", "suite_version", "measures", "plugins")
-"""Keys a metrics record may have besides :data:`bench.results.store.METRICS_KEYS`."""
+METRICS_OPTIONAL = tuple(k for k in CellMetrics.fields() if k not in METRICS_KEYS)
+"""Keys a metrics record may have besides :data:`bench.results.store.METRICS_KEYS`: the
+sections of the typed record (:class:`bench.results.sections.CellMetrics`), declared once."""
 MAX_MAGNITUDE = 1e12
 """Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
 statistics)."""
@@ -98,6 +99,12 @@ class CellRecord:
     def dataset_hash(self) -> str:
         """Dataset content hash the cell was produced on."""
         return str(self.spec.get("dataset_hash") or self.metrics.get("dataset_hash") or "")
+
+    @cached_property
+    def sections(self) -> CellMetrics:
+        """The metrics as typed sections (:mod:`bench.results.sections`): read values by
+        attribute, ``rec.sections.utility.macro_f1``."""
+        return upgrade(self.metrics)
 
     @property
     def plugins(self) -> dict[str, str]:
@@ -181,6 +188,10 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
     unknown = sorted(set(metrics) - set(METRICS_KEYS) - set(METRICS_OPTIONAL))
     if unknown:
         return f"{M}: unknown key {unknown[0]!r} (schema {SCHEMA})"
+    try:
+        upgrade(metrics)  # every section a mapping where the typed record needs one
+    except TypeError as e:
+        return f"{M}: {e}"
     plugins = metrics.get("plugins")
     if plugins is not None and not (isinstance(plugins, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in plugins.items())):

@@ -1,0 +1,340 @@
+"""The typed cell record: a cell's ``metrics.json`` as typed sections.
+
+One class per section a cell's metrics hold -- :class:`Utility`, per private attribute
+:class:`AttributePrivacy` with its :class:`AdversaryResult` per adversary, :class:`Membership`,
+:class:`RewriteScores`, :class:`Deltas` against the baseline (with :class:`AttributeDelta`),
+:class:`Runtime`, :class:`Privatization` -- gathered by :class:`CellMetrics`. Readers use
+attributes (``m.utility.macro_f1``, ``m.privacy["gender"].privacy``,
+``m.vs_baseline.attribute("gender").tradeoff``) instead of chains of string keys behind broad
+``except`` clauses; a value a record does not have reads as ``None``.
+
+Every section keeps the keys it was read with (or built with) and writes exactly those back
+(:meth:`Section.to_dict`), so ``CellMetrics.from_dict(d).to_dict() == d`` for every cell ever
+written (a test checks it on every committed reference cell): reading never rewrites history,
+and a cell written through the sections is byte for byte the cell written before them. Keys a
+section does not model are kept too (:attr:`Section.extra`). The schema's version is the
+manifest's ``format`` (:data:`bench.results.record.SCHEMA`); old records are read through
+:func:`upgrade`, the one converter.
+
+Example:
+    >>> m = CellMetrics.from_dict(json.loads(path.read_text()))
+    >>> m.utility.macro_f1, m.privacy["entities"].adversary
+    (0.80, 'informed')
+    >>> m.to_dict() == json.loads(path.read_text())
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+S = TypeVar("S", bound="Section")
+
+_META = ("extra", "keys")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Section:
+    """Base of every section: its modelled keys are the dataclass fields; ``keys`` are the keys
+    the section has (read or built with), ``extra`` the keys it does not model."""
+
+    NESTED: ClassVar[Mapping[str, type[Section]]] = {}
+    """Fields holding one nested section."""
+    NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {}
+    """Fields holding a mapping name → nested section."""
+
+    keys: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """The keys this section has (written back by :meth:`to_dict`, exactly these)."""
+    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """Keys this version of the schema does not model, as read."""
+
+    @classmethod
+    def fields(cls) -> tuple[str, ...]:
+        """The modelled keys."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _META)
+
+    @classmethod
+    def from_dict(cls: type[S], d: Mapping[str, Any] | None) -> S | None:
+        """The section of a metrics dict's value (None stays None; a non-mapping is refused:
+        :func:`bench.results.record.validate` runs first on anything read)."""
+        if d is None:
+            return None
+        if not isinstance(d, Mapping):
+            raise TypeError(f"{cls.__name__}: expected a mapping, got {type(d).__name__}")
+        known = set(cls.fields())
+        values: dict[str, Any] = {}
+        for k, v in d.items():
+            if k not in known:
+                continue
+            if k in cls.NESTED and v is not None:
+                v = cls.NESTED[k].from_dict(v)
+            elif k in cls.NESTED_MAPS and isinstance(v, Mapping):
+                v = {name: cls.NESTED_MAPS[k].from_dict(x) if isinstance(x, Mapping) else x
+                     for name, x in v.items()}
+            values[k] = v
+        return cls(keys=frozenset(d), extra={k: v for k, v in d.items() if k not in known},
+                   **values)
+
+    @classmethod
+    def make(cls: type[S], **values: Any) -> S:
+        """A section built by a stage: it has exactly the keys given."""
+        unknown = set(values) - set(cls.fields())
+        if unknown:
+            raise TypeError(f"{cls.__name__}: unknown key(s) {sorted(unknown)}")
+        return cls(keys=frozenset(values), **values)
+
+    def has(self, key: str) -> bool:
+        """Whether the record has ``key`` (a value of None included)."""
+        return key in self.keys
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section as ``metrics.json`` holds it: exactly its keys."""
+        out: dict[str, Any] = {}
+        for k in self.keys:
+            if k in self.extra:
+                out[k] = self.extra[k]
+                continue
+            v = getattr(self, k)
+            if isinstance(v, Section):
+                v = v.to_dict()
+            elif k in self.NESTED_MAPS and isinstance(v, Mapping):
+                v = {n: x.to_dict() if isinstance(x, Section) else x for n, x in v.items()}
+            out[k] = v
+        return out
+
+
+def interval(v: Any) -> tuple[float, float] | None:
+    """A stored ``[low, high]`` as a tuple of floats, None when absent or malformed."""
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return float(v[0]), float(v[1])
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Utility(Section):
+    """The utility model's macro-F1 on the (privatized) test split."""
+
+    task: str | None = None
+    """The utility task's name."""
+    macro_f1: float | None = None
+    """Macro-F1 on the test split."""
+    macro_f1_ci95: list[float] | None = None
+    """Its 95% bootstrap interval ``[low, high]``."""
+    accuracy: float | None = None
+    per_class_f1: list[float] | None = None
+    n: int | None = None
+    """Test documents."""
+    chance_level: bool | None = None
+    """Whether the F1 is at chance (within the chance threshold)."""
+    chance_threshold: float | None = None
+    fit_seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AdversaryResult(Section):
+    """One adversary's attack on one private attribute."""
+
+    adversary_macro_f1: float | None = None
+    adversary_macro_f1_ci95: list[float] | None = None
+    adversary_accuracy: float | None = None
+    adversary_label_accuracy: float | None = None
+    adversary_per_class_f1: list[float] | None = None
+    privacy: float | None = None
+    """1 − the adversary's macro-F1."""
+    privacy_ci95: list[float] | None = None
+    chance_level: bool | None = None
+    chance_threshold: float | None = None
+    n: int | None = None
+    fit_seconds: float | None = None
+    predict_seconds: float | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttributePrivacy(AdversaryResult):
+    """Empirical privacy of one private attribute: the strongest adversary's result (its
+    fields, the headline) and every adversary's (:attr:`by_adversary`)."""
+
+    NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {"by_adversary": AdversaryResult}
+
+    adversary: str | None = None
+    """The strongest adversary's name (the headline)."""
+    by_adversary: Mapping[str, AdversaryResult] | None = None
+    adversaries_left_out: list[list[str]] | None = None
+    """``[name, why]`` of the adversaries that do not apply to the cell's output."""
+    privacy_valid: bool | None = None
+    """Whether this is a privacy measurement (the strongest adversary beats chance on the
+    unprivatized baseline); None when unknown."""
+    privacy_invalid_reason: str | None = None
+    seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Membership(Section):
+    """Membership inference (shadow model and loss threshold)."""
+
+    mia_auc: float | None = None
+    mia_auc_ci: list[float] | None = None
+    mia_valid: bool | None = None
+    mia_invalid_reason: str | None = None
+    mia_advantage: float | None = None
+    mia_accuracy: float | None = None
+    mia_attack: str | None = None
+    mia_attacks: Mapping[str, Any] | None = None
+    mia_shadow_auc: float | None = None
+    mia_member_accuracy: float | None = None
+    mia_nonmember_accuracy: float | None = None
+    seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewriteScores(Section):
+    """How much text survives: N_w, ROUGE, BLEU, BERTScore (and the rewriter's loss)."""
+
+    n_w: float | None = None
+    rouge1: float | None = None
+    rouge2: float | None = None
+    rougeL: float | None = None  # noqa: N815 - the metric's name
+    bleu: float | None = None
+    bertscore: float | None = None
+    n_docs: int | None = None
+    loss: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttributeDelta(Section):
+    """One private attribute's change against the baseline (the thesis' Δ definitions)."""
+
+    delta_privacy: float | None = None
+    delta_utility: float | None = None
+    tradeoff: float | None = None
+    """Δutility + Δprivacy (the thesis' trade-off)."""
+    privacy_valid: bool | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deltas(Section):
+    """The cell against its baseline (``metrics["vs_baseline"]``)."""
+
+    NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {"by_privacy_task": AttributeDelta}
+
+    delta_utility: float | None = None
+    by_privacy_task: Mapping[str, AttributeDelta] | None = None
+
+    def attribute(self, name: str) -> AttributeDelta | None:
+        """The deltas of private attribute ``name`` (None when the cell has none)."""
+        x = (self.by_privacy_task or {}).get(name)
+        return x if isinstance(x, AttributeDelta) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runtime(Section):
+    """Wall-clock seconds per stage (and counts of cached channels)."""
+
+    total_seconds: float | None = None
+    load_seconds: float | None = None
+    privatize_seconds: float | None = None
+    privatize_tokens_per_second: float | None = None
+    rewrite_seconds: float | None = None
+    rewriter_seconds: float | None = None
+    utility_fit_seconds: float | None = None
+    adversary_seconds: float | None = None
+    mia_seconds: float | None = None
+    measures_seconds: float | None = None
+    channel_seconds: float | None = None
+    channels_computed: float | None = None
+    channel_reuse_seconds: float | None = None
+    channels_reused: float | None = None
+
+    def get(self, key: str, default: float = 0.0) -> float:
+        """A runtime entry as a float (``default`` when absent or not a number)."""
+        v = getattr(self, key, None) if key in self.fields() else self.extra.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
+
+
+@dataclass(frozen=True, kw_only=True)
+class Privatization(Section):
+    """What the privatization did: tokens, OOV, N_w, its guarantee and fitted parameters."""
+
+    n_tokens: int | None = None
+    n_oov: int | None = None
+    n_w: float | None = None
+    output: str | None = None
+    """``text`` or ``vectors``."""
+    oov_leaks: bool | None = None
+    cache_hit: bool | None = None
+    guarantee: Mapping[str, Any] | None = None
+    guarantee_text: str | None = None
+    privatizer: Mapping[str, Any] | None = None
+    """The privatizer's description (fitted noise parameters)."""
+    seconds: float | None = None
+    privatize_seconds: float | None = None
+    tokens_per_second: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellMetrics(Section):
+    """A cell's whole ``metrics.json``."""
+
+    NESTED: ClassVar[Mapping[str, type[Section]]] = {
+        "utility": Utility, "mia": Membership, "rewrite": RewriteScores,
+        "rewrite_reference": RewriteScores, "vs_baseline": Deltas, "runtime": Runtime,
+        "privatization": Privatization}
+    NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {"privacy": AttributePrivacy}
+
+    cell: str | None = None
+    """The cell's readable name."""
+    dataset_hash: str | None = None
+    utility: Utility | None = None
+    privacy: Mapping[str, AttributePrivacy] | None = None
+    """Per private attribute."""
+    mia: Membership | None = None
+    rewrite: RewriteScores | None = None
+    rewrite_reference: RewriteScores | None = None
+    """The rewriter on unperturbed embeddings (cells with a rewriter)."""
+    rewriter: Mapping[str, Any] | None = None
+    vs_baseline: Deltas | None = None
+    runtime: Runtime | None = None
+    privatization: Privatization | None = None
+    guarantee: Mapping[str, Any] | None = None
+    """The guarantee record (:meth:`bench.guarantee.Guarantee.from_dict`)."""
+    n_w: float | None = None
+    measures: Mapping[str, Mapping[str, Any]] | None = None
+    """Per measure (:mod:`bench.measures`), each its own record."""
+    plugins: Mapping[str, str] | None = None
+    suite_version: str | None = None
+
+    def attribute(self, name: str) -> AttributePrivacy | None:
+        """The privacy record of private attribute ``name`` (None when not measured)."""
+        x = (self.privacy or {}).get(name)
+        return x if isinstance(x, AttributePrivacy) else None
+
+    @property
+    def attributes(self) -> list[str]:
+        """The private attributes measured, in the record's order."""
+        return [k for k, v in (self.privacy or {}).items() if isinstance(v, AttributePrivacy)]
+
+
+def upgrade(metrics: Mapping[str, Any]) -> CellMetrics:
+    """The one converter from any stored metrics record to :class:`CellMetrics`.
+
+    Every format written so far (schema 1 and the cells from before 0.4.0) has the keys the
+    sections model, with some keys absent in older cells (read as None); nothing needs
+    renaming yet. A future change of the schema converts old records here, and only here.
+    """
+    m = CellMetrics.from_dict(metrics)
+    assert m is not None
+    return m
+
+
+def finite(v: Any) -> float | None:
+    """A stored number as a finite float, None otherwise (absent, a string, inf, nan)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
