@@ -31,6 +31,7 @@ from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platf
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
+from bench.leaderboard.titles import BoardInfo, describe_board, titles
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
 from bench.report.measures import MEASURE_LABELS, point_measures
 from bench.report.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
@@ -220,6 +221,14 @@ def _boards(rows: Sequence[Row], allow_mixed: bool) -> list[_Board]:
     return [boards[k] for k in sorted(boards)]
 
 
+def _board_info(board: _Board) -> BoardInfo:
+    """The board in words (:mod:`bench.leaderboard.titles`): from the cells on it."""
+    rows = board.rows + board.baselines
+    _dataset, task, attr, suite = board.key
+    return describe_board((r for row in rows for r in row.records()), task=task,
+                          attribute=attr, suite=suite, models=(row.model for row in rows))
+
+
 def _baseline_for(board: _Board, row: Row) -> Row | None:
     same = [b for b in board.baselines if b.model == row.model]
     return next((b for b in same if b.suite == row.suite), same[0] if same else None)
@@ -407,11 +416,13 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     rows = rows_by_config(groups)
     boards = list(_boards(rows, allow_mixed_versions))
     made_all = [[_entry(board, row, opts) for row in board.rows] for board in boards]
+    infos = [_board_info(board) for board in boards]
+    titles(infos)
     refuted: list[str] = []
     if verify > 0:
         refuted = _verify(made_all, copies, verify, verify_seed)
         made_all = [_exclude_refuted(made, copies, set(refuted)) for made in made_all]
-    for bi, (board, made) in enumerate(zip(boards, made_all, strict=True)):
+    for bi, (board, made, info) in enumerate(zip(boards, made_all, infos, strict=True)):
         ranks = rank([sc for _e, sc, _v in made], [v for _e, _sc, v in made])
         baselines = [_baseline_json(b, board.key[2]) for b in board.baselines]
         entries = []
@@ -430,6 +441,8 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         dataset, task, attr, suite = board.key
         boards_json.append({"id": bid, "dataset": dataset, "utility_task": task,
                             "private_attribute": attr or None, "suite_version": suite,
+                            "title": info.title, "dataset_title": info.dataset_title,
+                            "settings": info.settings,
                             "baselines": baselines, "entries": ids})
     problems = [p for s in sources for p in s.problems] + warnings
     problems += [w for a, _owner in audits for w in a.warnings]

@@ -13,41 +13,51 @@ string from the data reaches the DOM as text: through ``textContent`` / ``new Op
 through an HTML string in which it was escaped (``& < > " '``). Links are kept only for the
 ``file:``, ``http:`` and ``https:`` schemes; any other value (``javascript:…``) is shown as text.
 
-Rendering strategy (fast at 10,000 entries):
+Layout (everything fits a 1,280 px window: long names wrap, toggles open inside their cells):
 
+* **Header.** The counts (entries, boards; suite versions only where there are several), the
+  privacy measure, the score; the sources (and verification) behind a toggle; conflicts,
+  platform variants and problems listed where there are some; a red banner naming every entry
+  with an audit VIOLATION (and its ε).
 * **Table.** One row per entry, built as one HTML string of escaped parts assigned with a single
-  ``innerHTML`` (each row's HTML is built once and cached). Filtering and sorting run over all
-  entries (plain arrays of precomputed keys; stable, numbers by value, missing values last in
-  both directions), but only the first :data:`ROW_LIMIT` rows of the result are put in the DOM,
-  with a "show all" button. Sorting is one listener on the header row (click, or Enter on a
-  focused header); the ε column lists each point with its means (utility U, privacy P, N_w,
-  MIA AUC; intervals, adversary and audit on hover); the cell lists (``cells (n)``: hash →
-  files / MLflow links, provenance) are collapsed ``<details>``. Below the table, the
-  unprivatized baselines of the boards shown.
+  ``innerHTML`` (each row's HTML is built once and cached). Columns: rank, the configuration's
+  short name (the mechanism, and the sensitivity approach, mapping and suite version where
+  they differ on its board; the full configuration on hover), model, score with its interval,
+  ε (the values with ★ Pareto / ⚠ audit marks; opened, or with "values at each ε" ticked,
+  each ε's means of utility U, privacy P, N_w and MIA AUC), guarantee, audit, signer, and the
+  cell lists (``cells (n)``: hash → files / MLflow links, provenance) as collapsed
+  ``<details>``. Unsorted, the rows are grouped by board: a heading row per board (its title
+  in words -- the board's ``title``, :mod:`bench.leaderboard.titles` --, what its
+  configurations share, its ``settings`` behind a toggle) followed by its unprivatized
+  baseline rows. Rows of the known-answer mechanisms (:data:`KNOWN_ANSWERS`: the baseline,
+  ``identity``, ``constant`` / ``no_information``) are marked as the ends of the scale.
+  Filtering and sorting run over all entries (plain arrays of precomputed keys; stable,
+  numbers by value, missing values last in both directions; a third click on a header goes
+  back to the grouped order), but only the first :data:`ROW_LIMIT` rows of the result are put
+  in the DOM, with a "show all" button. Sorted, each row names its board.
 * **Scatter.** One privacy–utility SVG per board with visible entries (x = empirical privacy,
-  y = utility, both 0..1; each entry's points joined in ε order, Pareto points ringed, the
-  board's baselines as black diamonds; a board without a private attribute is not drawn).
-  Points without a valid privacy measurement (``privacy_valid`` false, or no privacy value)
-  are not plotted and the caption says how many;
-  ``privacy_valid`` null (unknown) is plotted and the tooltip says so. Without a board filter
-  only the first :data:`PLOT_LIMIT` boards (in board order) are drawn, with a button for more;
-  choosing a board in the Board filter draws that board. Hovering a point fills one tooltip
-  element (one ``mouseover`` listener for all plots).
+  y = utility, both 0..1; each entry's points joined in ε order in its colour -- after ten
+  colours dashed, then dotted --, Pareto points ringed, the board's baselines as black
+  diamonds; a board without a private attribute is not drawn), with a caption that says what
+  is drawn and a legend (each configuration drawn, with its ε range; the baseline; the
+  Pareto ring). Points without a valid privacy measurement (``privacy_valid`` false, or no
+  privacy value) are not plotted and the caption says how many; ``privacy_valid`` null
+  (unknown) is plotted and the tooltip says so. Without a board filter only the first
+  :data:`PLOT_LIMIT` boards (in board order) are drawn, with a button for more; choosing a
+  board in the Board filter draws that board. Hovering a point fills one tooltip element
+  (one ``mouseover`` listener for all plots).
 * **Filters.** Selects for board, dataset, model, mechanism, sensitivity, mapping, suite
-  version and audit status; they filter the table and the plots.
-* **Query string.** ``?mechanism=tem&sort=score&dir=desc&all=1`` sets the filters (any filter
-  id), the sort column (``board``, ``rank``, ``score``, ``model``, ``config``, ``guarantee``,
-  ``audit`` = VIOLATION > PASS > not audited, ``epsilon`` = number of ★, ``cells``) and "show
-  all" on load; changes are written back with ``history.replaceState`` where the browser
-  allows it.
-* **Header.** Date and generator (where stamped), the privacy measure (the adversary choice),
-  sources, score, verification, conflicts, platform variants and problems, and a red banner
-  naming every entry with an audit VIOLATION (and its ε).
+  version, audit status and signer; they filter the table and the plots.
+* **Query string.** ``?mechanism=tem&sort=score&dir=desc&all=1&eps=1`` sets the filters (any
+  filter id), the sort column (``rank``, ``config``, ``model``, ``score``, ``epsilon`` =
+  number of ★, ``guarantee``, ``audit`` = VIOLATION > PASS > not audited, ``signed``,
+  ``cells``), "show all" and the open ε values on load; changes are written back with
+  ``history.replaceState`` where the browser allows it.
 * **State for tests and benchmarks.** ``<body data-rendered-ms>`` is ``performance.now()``
   when the first render is complete (milliseconds since navigation start: HTML and JSON
   parsing included), with ``data-parse-ms`` / ``data-table-ms`` / ``data-plot-ms`` for the
-  parts; ``<table data-sorted="score:descending" data-rows data-shown>``; each plot
-  ``<svg data-points>``.
+  parts; ``<table data-sorted="score:descending" data-rows data-shown>`` (``class="grouped"``
+  when grouped by board); each plot ``<svg data-points>`` and ``<ul class="legend">``.
 
 Example:
     >>> import json
@@ -258,12 +268,48 @@ def _generated(board: Mapping[str, Any]) -> str:
     return f"Generated <time>{_esc(when)}</time> by {_esc(who)}; "
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _versions_text(board: Mapping[str, Any], entries: list[Any], boards: list[Any]) -> str:
+    """What the page says about suite versions: nothing unless there are several."""
+    if board.get("allow_mixed_versions"):
+        versions = {str(e.get("suite_version") or "") for e in entries if isinstance(e, Mapping)}
+        return (" Entries of different suite versions share a board (each is labelled with "
+                "its version)." if len(versions) > 1 else "")
+    versions = {str(b.get("suite_version") or "") for b in boards if isinstance(b, Mapping)}
+    if len(versions) > 1:
+        return (f" The cells come from {len(versions)} suite versions, which are never ranked "
+                "together: each has its own boards.")
+    return ""
+
+
+def _sources_details(board: Mapping[str, Any]) -> str:
+    """The sources (and, unless verified, the note that nothing was recomputed), collapsed."""
+    sources = board.get("sources") if isinstance(board.get("sources"), list) else []
+    cells = sum(s.get("cells") for s in sources if isinstance(s, Mapping)
+                and isinstance(s.get("cells"), int) and not isinstance(s.get("cells"), bool))
+    verified = isinstance(board.get("verify"), Mapping)
+    return (f'<details class="sources"><summary>{_plural(len(sources), "source")} '
+            f"({_plural(cells, 'cell')})"
+            f"{'' if verified else '; not verified by recomputation'}</summary>"
+            f"{'' if verified else _verify_text(None)}{_sources(sources)}</details>")
+
+
+def _listed(conflicts: Any, variants: Any, problems: Any) -> str:
+    """Conflicts, platform variants and problems: each listed where there are some; one line
+    saying there are none otherwise."""
+    n = [len(x) if isinstance(x, list) else 0 for x in (conflicts, variants, problems)]
+    if not any(n):
+        return '<p class="meta">No conflicts, platform variants or problems.</p>'
+    return ((_conflicts(conflicts) if n[0] else "") + (_variants(variants) if n[1] else "")
+            + (_problems(problems) if n[2] else ""))
+
+
 def _header(board: Mapping[str, Any]) -> str:
     entries = board.get("entries") if isinstance(board.get("entries"), list) else []
     boards = board.get("boards") if isinstance(board.get("boards"), list) else []
-    mixed = board.get("allow_mixed_versions")
-    mixed_text = ("entries of different suite versions share a board"
-                  if mixed else "each suite version has its own boards")
     warn = ""
     version = board.get("schema_version")
     if board.get("schema") != SCHEMA or version != SCHEMA_VERSION:
@@ -272,32 +318,58 @@ def _header(board: Mapping[str, Any]) -> str:
                 f"{_esc(version)}. Unknown keys are ignored.</p>")
     adversary = board.get("privacy_adversary")
     privacy = describe_choice(None if adversary is None else str(adversary))
+    verified = _verify_text(board.get("verify")) if isinstance(board.get("verify"), Mapping) \
+        else ""
     return (f'<header id="meta">{warn}{_violations(entries)}<p class="meta">'
-            f"{_generated(board)}{len(entries)} entries on {len(boards)} boards; "
-            f"{mixed_text}.</p>"
-            f"{_verify_text(board.get('verify'))}"
+            f"{_generated(board)}{len(entries)} {'entry' if len(entries) == 1 else 'entries'} on "
+            f"{_plural(len(boards), 'board')}."
+            f"{_esc(_versions_text(board, entries, boards))}</p>"
             f'<p class="meta">Privacy: {_esc(privacy)}.</p>'
             f'<p class="meta">{_esc(_score_text(board.get("score")))}</p>'
-            f"{_sources(board.get('sources'))}{_conflicts(board.get('conflicts'))}"
-            f"{_variants(board.get('platform_variants'))}"
-            f"{_problems(board.get('problems'))}</header>")
+            f"{verified}{_sources_details(board)}"
+            + _listed(board.get("conflicts"), board.get("platform_variants"),
+                      board.get("problems")) + "</header>")
 
+
+KNOWN_ANSWERS: dict[str, dict[str, str]] = {
+    "none": {"end": "privacy", "label": "unprivatized baseline",
+             "text": "known answer: the output is the input, the privacy-0 end of the scale "
+                     "(and the utility to reach)"},
+    "identity": {"end": "privacy", "label": "identity",
+                 "text": "known answer: the output is the input, the privacy-0 end of the "
+                         "scale"},
+    "constant": {"end": "utility", "label": "no information",
+                 "text": "known answer: the output carries no information about the input, "
+                         "the utility-0 end of the scale"},
+    "no_information": {"end": "utility", "label": "no information",
+                       "text": "known answer: the output carries no information about the "
+                               "input, the utility-0 end of the scale"},
+}
+"""Mechanisms whose scores are known in advance (``docs/design.md``: a score is anchored at both
+ends): the page marks their rows as the ends of the scale. ``end``: which score is 0 there
+(``privacy``: an output equal to its input; ``utility``: an output without information);
+``label`` and ``text``: what the row's mark says. The one place that names them."""
 
 _NOTE = (
-    "One row per entry (model × mechanism × sensitivity approach × mapping on one board = "
-    "dataset · utility task · private attribute · suite version). Rank: 1 + the number of "
-    "entries of the board whose whole score interval lies above this one's, so overlapping "
-    "intervals share a rank; † no interval (ranked by the score alone), ⚠ audit violation "
-    "(ranked after every entry that passed or was not audited), — unranked (the reason in "
-    "brackets, e.g. no valid privacy measurement). ε: the measured privacy budgets, each with "
-    "its means over seeds of utility (U), privacy (P), N_w (the fraction of words unchanged) "
-    "and the membership-inference AUC (MIA) where measured; ★ where the point is on the "
-    "board's Pareto front, ⚠ where its audit found a violation (hover for the intervals, the "
-    "adversary and the audit). A board "
+    "One row per configuration (mechanism × sensitivity approach × mapping × model) on a board "
+    "(dataset · utility task · private attribute); a configuration's name shows what differs "
+    "between the configurations of its board (hover for the full configuration), and the "
+    "board's heading what they share. Rows marked “privacy-0 end” / “utility-0 end” are known "
+    "answers that mark the ends of the scale: the unprivatized baseline (◆; the output is the "
+    "input: privacy 0) and, where run, a mechanism whose output is the input or carries no "
+    "information about it (utility 0). Rank: 1 + the number "
+    "of entries of the board whose whole score interval lies above this one's, so "
+    "overlapping intervals share a rank; † no interval (ranked by the score alone), ⚠ audit "
+    "violation (ranked after every entry that passed or was not audited), — unranked (the "
+    "reason in brackets, e.g. no valid privacy measurement). ε: the measured privacy "
+    "budgets; open one (or tick “values at each ε”) for its means over seeds of utility (U), "
+    "privacy (P), N_w (the fraction of words unchanged) and the membership-inference AUC "
+    "(MIA) where measured; ★ where the point is on the board's Pareto front, ⚠ where its "
+    "audit found a violation (hover for the intervals, the adversary and the audit). A board "
     "without a private attribute lists configurations that measure none (membership "
-    "inference only), unranked. Click a column "
-    "header to sort (?sort=score&amp;dir=desc sorts on load); the filters apply to the table "
-    "and the plots."
+    "inference only), unranked. Click a column header to sort across boards "
+    "(?sort=score&amp;dir=desc sorts on load; without a sort the rows are grouped by board); "
+    "the filters apply to the table and the plots."
 )
 
 STATIC = "static"
@@ -348,23 +420,26 @@ def render_page(board: Mapping[str, Any], title: str | None = None) -> str:
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<title>{heading}</title>\n<style>\n{static_text('leaderboard.css')}</style>\n"
-        f'</head>\n<body data-row-limit="{int(ROW_LIMIT)}" data-plot-limit="{int(PLOT_LIMIT)}">\n'
+        f'</head>\n<body data-row-limit="{int(ROW_LIMIT)}" data-plot-limit="{int(PLOT_LIMIT)}"'
+        f' data-known-answers="{_esc(json.dumps(KNOWN_ANSWERS, sort_keys=True))}">\n'
         f"<h1>{heading}</h1>\n" + _header(board) + "\n"
-        f'<p class="note">{_NOTE}</p>\n'
         '<p id="error" class="warn" hidden></p>\n'
         '<form id="filters"></form>\n'
-        '<p id="count"></p>\n'
+        '<div class="above-table"><p id="count"></p><label class="toggle"><input '
+        'type="checkbox" id="open-eps"> values at each ε</label>'
+        '<details class="note"><summary>How to read the table</summary>'
+        f"<p>{_NOTE}</p></details></div>\n"
         '<table id="board"><thead></thead><tbody></tbody></table>\n'
         '<p><button type="button" id="show-all" hidden>Show all rows</button></p>\n'
-        '<h2>Unprivatized baselines</h2>\n<ul id="baselines"></ul>\n'
         "<h2>Privacy–utility</h2>\n"
         '<p class="note" id="plot-note"></p>\n<div id="plots"></div>\n'
         '<p><button type="button" id="more-plots" hidden>Draw more boards</button></p>\n'
+        '<h2>Unprivatized baselines</h2>\n<ul id="baselines"></ul>\n'
         '<div id="tip" role="tooltip" hidden></div>\n'
         '<script type="application/json" id="leaderboard-data">' + embed_json(board)
         + "</script>\n"
         f"<script>\n{static_text('leaderboard.js')}</script>\n</body>\n</html>\n")
 
 
-__all__ = ["PLOT_LIMIT", "ROW_LIMIT", "SCHEMA", "SCHEMA_VERSION", "STATIC", "embed_json",
-           "render_page", "static_text"]
+__all__ = ["KNOWN_ANSWERS", "PLOT_LIMIT", "ROW_LIMIT", "SCHEMA", "SCHEMA_VERSION", "STATIC",
+           "embed_json", "render_page", "static_text"]

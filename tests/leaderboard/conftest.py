@@ -26,16 +26,18 @@ def small_board() -> dict[str, Any]:
 
 
 @pytest.fixture()
-def dump_dom(tmp_path: Path) -> Callable[[str], str]:
-    """``dump_dom(url)``: the DOM after load, from ``chromium --headless --dump-dom``."""
+def dump_dom(tmp_path: Path) -> Callable[..., str]:
+    """``dump_dom(url, window=(1280, 900))``: the DOM after load, from ``chromium --headless
+    --dump-dom`` (in a window of that size when given)."""
     if CHROMIUM is None:
         pytest.skip("chromium is not installed")
     profile = tmp_path / "chromium-profile"
 
-    def run(url: str) -> str:
+    def run(url: str, window: tuple[int, int] | None = None) -> str:
+        size = [f"--window-size={window[0]},{window[1]}"] if window else []
         cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+               "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", *size,
                f"--user-data-dir={profile}", "--virtual-time-budget=2000", "--dump-dom", url]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=90, check=False)
         assert res.returncode == 0, res.stderr[-2000:]

@@ -89,8 +89,15 @@ def parse(dom: str) -> Node:
 
 
 def rows(doc: Node) -> list[Node]:
-    """The rendered rows of the leaderboard table."""
-    return doc.one("table", id="board").one("tbody").all("tr")
+    """The rendered entry rows of the leaderboard table (not the boards' heading rows or their
+    baseline rows)."""
+    return [r for r in doc.one("table", id="board").one("tbody").all("tr") if "data-id" in r.attrs]
+
+
+def group_rows(doc: Node) -> list[Node]:
+    """The boards' heading rows (the table is grouped by board when it is not sorted)."""
+    return [r for r in doc.one("table", id="board").one("tbody").all("tr")
+            if r.attrs.get("class") == "group"]
 
 
 def col(doc: Node, name: str) -> int:
@@ -423,3 +430,159 @@ def test_perf_benchmark_is_registered_and_skips_without_chromium(monkeypatch) ->
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert perf.run_perf(mechanisms=["leaderboard_page"]) == (
         "bench perf leaderboard_page: chromium is not installed; skipped\n")
+
+
+# --------------------------------------------------------------------------- readability
+
+MEASURE = ("var d = document.documentElement;"
+           'document.body.setAttribute("data-scroll-width", d.scrollWidth);'
+           'document.body.setAttribute("data-client-width", d.clientWidth);')
+OPEN_ALL = 'document.querySelectorAll("details").forEach(function (d) { d.open = true; });'
+LONG = "gaussian(" + ",".join(f"param_{i}=" + "9" * 12 for i in range(12)) + ")"
+"""A mechanism label of 250 characters with no space to break at."""
+
+
+def _wide_board() -> dict[str, Any]:
+    """The synthetic leaderboard with the longest names a page meets: a 250-character
+    mechanism label without spaces, a long model and a long guarantee."""
+    board = synthetic_leaderboard(60, seed=2)
+    board["entries"][0]["mechanism"] = LONG
+    board["entries"][0]["config"] = f"{LONG} · sens=none · map=none"
+    board["entries"][1]["model"] = "transformer(" + "x" * 80 + ")"
+    board["entries"][2]["guarantee"] = "(ε, δ=1e-06)-DP " * 8
+    return board
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["as-loaded", "every-details-open"])
+def test_no_horizontal_scrolling_at_1280_px(tmp_path, dump_dom, opened) -> None:
+    """At 1,280 px the whole page -- table, score and interval included -- fits the window's
+    width, as loaded and with every toggle (ε values, cells, settings, sources) open."""
+    script = (OPEN_ALL if opened else "") + MEASURE
+    doc = parse(dump_dom(write_page(_wide_board(), tmp_path, script), window=(1280, 900)))
+    body = doc.one("body")
+    assert "data-error" not in body.attrs
+    assert 0 < int(body.attrs["data-client-width"]) <= 1280
+    assert int(body.attrs["data-scroll-width"]) <= int(body.attrs["data-client-width"])
+    assert len(rows(doc)) == 60 and any(LONG in r.text for r in rows(doc))
+
+
+def test_the_old_layout_would_scroll_sideways(tmp_path, dump_dom) -> None:
+    """The measure is not vacuous: a page whose table does not wrap is wider than 1,280 px."""
+    nowrap = "<style>#board td,#board th{white-space:nowrap !important}</style>"
+    text = render_page(_wide_board()).replace("</head>", nowrap + "</head>")
+    text = text.replace("</body>", f"<script>{MEASURE}</script>\n</body>")
+    path = tmp_path / "nowrap.html"
+    path.write_text(text, encoding="utf-8")
+    body = parse(dump_dom(path.resolve().as_uri(), window=(1280, 900))).one("body")
+    assert int(body.attrs["data-scroll-width"]) > int(body.attrs["data-client-width"])
+
+
+def test_rows_grouped_by_board_with_names_that_show_what_differs(small_board, tmp_path,
+                                                                 dump_dom) -> None:
+    """Unsorted, each board has a heading row (its title, what its configurations share, its
+    settings behind a toggle) and its baseline rows; each row's name shows what differs on
+    its board, the full configuration on hover. Sorted, the headings go and rows name their
+    board."""
+    for b in small_board["boards"]:
+        b["title"] = f"title of {b['id']}"
+        b["settings"] = {"dataset.name": "bbc", "settings.vocab_size": 5000}
+    url = write_page(small_board, tmp_path)
+    doc = parse(dump_dom(url))
+    heads = group_rows(doc)
+    assert [h.one("span", **{"class": "btitle"}).text for h in heads] == ["title of b0",
+                                                                         "title of b1"]
+    settings = heads[0].one("details", **{"class": "settings"})
+    assert "open" not in settings.attrs and "settings.vocab_size 5000" in settings.text
+    by_id = {e["id"]: e for e in small_board["entries"]}
+    for r in rows(doc):
+        e = by_id[r.attrs["data-id"]]
+        cfg = r.all("td")[col(doc, "config")]
+        assert cfg.attrs["title"] == f"{e['model']} · {e['config']}"
+        name = cfg.one("span", **{"class": "name"}).text
+        assert name.startswith(e["mechanism"])  # sensitivity / mapping only where they differ
+        assert ("sens=" in name) == (len({x["sensitivity"] for x in small_board["entries"]
+                                          if x["board"] == e["board"]}) > 1)
+    assert doc.one("table", id="board").attrs["class"] == "grouped"
+    doc = parse(dump_dom(url + "?sort=score"))
+    assert group_rows(doc) == [] and not doc.one("table", id="board").attrs.get("class")
+    assert all(r.all("td")[col(doc, "config")].one("span", **{"class": "bd"}).text.startswith(
+        "title of b") for r in rows(doc))
+
+
+def test_known_answers_mark_the_ends_of_the_scale(small_board, tmp_path, dump_dom,
+                                                  monkeypatch) -> None:
+    """The baseline rows, and entries of the known-answer mechanisms, are marked as the ends of
+    the scale; which mechanisms those are is the one list KNOWN_ANSWERS."""
+    small_board["entries"][0]["mechanism"] = "identity"
+    small_board["entries"][1]["mechanism"] = "constant(value=unk)"
+    doc = parse(dump_dom(write_page(small_board, tmp_path)))
+    tbody = doc.one("table", id="board").one("tbody")
+    bases = [r for r in tbody.all("tr") if "baseline" in r.attrs.get("class", "").split()]
+    assert len(bases) == sum(len(b["baselines"]) for b in small_board["boards"])
+    for r in bases:
+        assert r.attrs["class"] == "baseline known end-privacy"
+        assert r.one("span", **{"class": "name"}).text == "unprivatized baseline"
+        assert r.one("span", **{"class": "end end-privacy"}).text == "privacy-0 end"
+    marked = {r.attrs["data-id"]: (r.attrs.get("class"), r.one("span", **{"class": "name"}).text,
+                                   [s.text for s in r.all("span") if "end" in
+                                    s.attrs.get("class", "").split()])
+              for r in rows(doc) if r.attrs.get("class")}
+    e0, e1 = small_board["entries"][0]["id"], small_board["entries"][1]["id"]
+    assert marked[e0][0] == "known end-privacy" and marked[e0][2] == ["privacy-0 end"]
+    assert marked[e1][0] == "known end-utility" and marked[e1][2] == ["utility-0 end"]
+    assert set(marked) == {e0, e1}
+    # data-driven: a name added to the list is marked, with the list's words
+    monkeypatch.setitem(page_mod.KNOWN_ANSWERS, "tem", {"end": "utility", "label": "tem",
+                                                        "text": "a test's known answer"})
+    doc = parse(dump_dom(write_page(small_board, tmp_path)))
+    tem = [r for r in rows(doc) if r.one("span", **{"class": "name"}).text.startswith("tem")]
+    assert tem and all(r.attrs.get("class") == "known end-utility" for r in tem)
+    assert all(r.one("span", **{"class": "end end-utility"}).attrs["title"]
+               == "a test's known answer" for r in tem)
+
+
+def test_every_plot_has_a_legend_and_a_caption_that_says_what_is_drawn(small_board, tmp_path,
+                                                                      dump_dom) -> None:
+    doc = parse(dump_dom(write_page(small_board, tmp_path)))
+    figs = doc.all("figure")
+    assert len(figs) == 2
+    names = {r.attrs["data-id"]: r.all("td")[col(doc, "config")].one(
+        "span", **{"class": "name"}).text for r in rows(doc)}
+    for fig, board in zip(figs, small_board["boards"], strict=True):
+        legend = fig.one("ul", **{"class": "legend"})
+        items = legend.all("li")
+        assert legend.attrs["data-count"] == str(len(items))
+        entries = [e for e in small_board["entries"] if e["board"] == board["id"]
+                   and any(plottable(q) for q in e["points"])]
+        drawn = [li for li in items if "data-i" in li.attrs]
+        assert len(drawn) == len(entries)  # one item per configuration drawn, in table order
+        for li in drawn:
+            e = small_board["entries"][int(li.attrs["data-i"])]
+            assert li.text.startswith(names[e["id"]]) and "(ε " in li.text
+            color = li.one("span", **{"class": "dot"}).attrs["style"]
+            circles = [c for c in fig.one("svg").all("circle") if c.attrs["data-i"]
+                       == li.attrs["data-i"]]
+            assert circles and all(f"background:{c.attrs['fill']}" == color for c in circles)
+        keys = [li.text for li in items if li.attrs.get("class") == "key"]
+        bases = [b for b in board["baselines"] if plottable(b)]
+        assert keys[:len(bases)] == [f"unprivatized baseline ({b['model']})" for b in bases]
+        assert len(fig.one("svg").all("rect")) == len(bases)  # drawn as the legend says: ◆
+        assert keys[len(bases):] == ["ringed: on the Pareto front"]
+        caption = fig.one("figcaption").text
+        assert "x: empirical privacy, y: utility (macro-F1)" in caption
+        assert "◆ the unprivatized baseline" in caption and "ringed" not in caption.split(
+            "y: utility")[0]
+
+
+def test_header_says_what_is_true_of_versions_and_counts(small_board) -> None:
+    text = render_page(small_board)
+    head = text.split('<header id="meta">', 1)[1].split("</header>", 1)[0]
+    assert {b["suite_version"] for b in small_board["boards"]} == {"0.3.0"}
+    assert "suite version" not in head  # one version: nothing to say about several
+    small_board["boards"][1]["suite_version"] = "0.2.1"
+    head = render_page(small_board).split('<header id="meta">', 1)[1].split("</header>", 1)[0]
+    assert "2 suite versions, which are never ranked together: each has its own boards" in head
+    one = {"schema": "bench-leaderboard", "schema_version": 1, "boards": [{"id": "b0"}],
+           "entries": [{"id": "e0", "board": "b0"}]}
+    head = render_page(one).split('<header id="meta">', 1)[1].split("</header>", 1)[0]
+    assert "1 entry on 1 board." in head and "No conflicts, platform variants or problems" in head

@@ -127,10 +127,24 @@ def _header(dom: str) -> list[str]:
 
 
 def _rows(dom: str) -> list[list[str]]:
-    """The rendered table rows: each cell's inner HTML (the cells list cut to its summary)."""
+    """The rendered entry rows: each cell's inner HTML (not the boards' heading and baseline
+    rows of the grouped table)."""
     body = dom.split('<table id="board"', 1)[1].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     return [re.findall(r"<td[^>]*>(.*?)</td>", tr, re.DOTALL)
-            for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.DOTALL)]
+            for tr in re.findall(r"<tr data-i=[^>]*>(.*?)</tr>", body, re.DOTALL)]
+
+
+def _name(cell: str) -> str:
+    """A configuration cell's name (without its known-answer mark and its board)."""
+    m = re.search(r'<span class="name">(.*?)</span>', cell)
+    assert m is not None, cell
+    return m.group(1)
+
+
+def _groups(dom: str) -> list[str]:
+    """The titles of the boards' heading rows, in page order (the table grouped by board)."""
+    body = dom.split('<table id="board"', 1)[1].split("</table>", 1)[0]
+    return re.findall(r'<tr class="group">.*?<span class="btitle">(.*?)</span>', body, re.DOTALL)
 
 
 @needs_chromium
@@ -145,20 +159,23 @@ def test_leaderboard_renders_and_sorts_in_chromium(report, tmp_path: Path) -> No
     assert len(rows) == len(data["entries"]) == 4  # mvl, mvl unit_norm, tem; mvl of 0.0.9
     assert 'data-sorted=""' in dom  # board by board in rank order by default
     header = _header(dom)
-    assert header == ["board", "rank", "score", "model", "config", "guarantee", "audit", "signed",
-                      "epsilon", "cells"]
+    assert header == ["rank", "config", "model", "score", "epsilon", "guarantee", "audit",
+                      "signed", "cells"]
     config = header.index("config")
-    dom = _dump_dom(page.as_uri() + "?sort=config&dir=desc", tmp_path)
-    assert 'data-sorted="config:descending"' in dom and 'aria-sort="descending"' in dom
-    names = [r[config] for r in _rows(dom)]
-    assert names == sorted(names, reverse=True) and names[0].startswith("tem")
-    dom = _dump_dom(page.as_uri() + "?sort=board", tmp_path)
-    boards = [r[header.index("board")] for r in _rows(dom)]
-    assert boards == sorted(boards) and "suite=0.0.9" in boards[0]
+    # unsorted, the rows are grouped by board, in board order, each board titled in words
+    assert _groups(dom) == [
+        "bbc · utility: topic · private attribute: entities · model: lstm · suite 0.0.9",
+        "bbc · utility: topic · private attribute: entities · model: lstm · suite 0.1.0"]
     # unranked entries say why; the privacy-utility scatter is drawn per board
     ranks = [r[header.index("rank")] for r in _rows(dom)]
     assert "no baseline" in ranks[0] and all("privacy validity unknown" in r for r in ranks[1:])
     assert dom.count("<svg") == 2 and dom.count('class="base"') == 1
+    dom = _dump_dom(page.as_uri() + "?sort=config&dir=desc", tmp_path)
+    assert 'data-sorted="config:descending"' in dom and 'aria-sort="descending"' in dom
+    assert _groups(dom) == []  # sorted across boards: each row names its board instead
+    names = [_name(r[config]) for r in _rows(dom)]
+    assert names == sorted(names, reverse=True) and names[0].startswith("tem")
+    assert all('<span class="bd">bbc · utility: topic' in r[config] for r in _rows(dom))
 
 
 @needs_chromium
@@ -187,9 +204,49 @@ def test_leaderboard_audit_column_sorts_violation_first(audited_results: Path,
     audit, config, eps = header.index("audit"), header.index("config"), header.index("epsilon")
     rows = _rows(dom)
     assert [r[audit] for r in rows] == ["VIOLATION"] + ["not audited"] * 3
-    assert rows[0][config] == "tem · sens=none · map=none"
+    assert _name(rows[0][config]) == "tem · sens=none · map=none"  # sensitivities differ
     assert 'class="eps violation"' in rows[0][eps] and "10⚠" in rows[0][eps]
     # mvl ε=1 passed (the hover text of its ε), its ε=10 was not audited: "not audited"
-    assert [r[config] for r in rows if "audit PASS" in r[eps]] == ["mvl · sens=none · map=nearest"]
+    assert [_name(r[config]) for r in rows if "audit PASS" in r[eps]] == [
+        "mvl · sens=none · map=nearest"]
     assert re.search(r'<p class="violation">⚠ Privacy audit VIOLATION: [^<]*tem · sens=none · '
                      r"map=none at ε=10", dom)
+
+
+def _eps_groups(eps: list[float]) -> list:
+    """Stand-ins for the report's groups: one configuration at each ε, and a baseline."""
+    from types import SimpleNamespace
+
+    from bench.report.results import Stat
+
+    def group(e: float, baseline: bool = False) -> SimpleNamespace:
+        cfg = SimpleNamespace(epsilon=e, is_baseline=baseline, mechanism_config="mvl")
+        return SimpleNamespace(config=cfg, records=[],
+                               stat=lambda *_a: Stat(0.5 + e / 100, 0.01, 2, 0.4, 0.6, "t"))
+
+    return [group(e) for e in eps] + [group(float("inf"), baseline=True)]
+
+
+@pytest.mark.parametrize(("eps", "labels", "upright"), [
+    ([0.5, 1, 2, 8, 12], ["0.5", "1", "2", "8", "12"], False),
+    ([8, 9, 10, 12], ["8", "9", "10", "12"], False),  # was 8×10⁰, 9×10⁰, 10¹ and no 12
+    ([0.05, 0.1, 0.2, 0.5, 1, 5, 10, 20], ["0.05", "0.1", "0.2", "0.5", "1", "5", "10", "20"],
+     False),
+    ([1, 10, 100, 150], ["1", "10", "100", "150"], False),
+    ([0.1, 1, 50, 100, 150], ["0.1", "1", "50", "100", "150"], True),  # close: upright
+    ([0.1, 1, 100, 101], ["0.1", "1", "100", ""], True),  # would touch even upright: left out
+])
+def test_epsilon_axis_labels_are_the_grids_epsilon_values(eps, labels, upright) -> None:
+    from bench.report.plots import curves_figure
+
+    fig = curves_figure(_eps_groups(eps), "t")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    lo, hi = ax.get_xlim()
+    shown = [(t.get_position()[0], t.get_text()) for t in ax.get_xticklabels()]
+    assert [text for x, text in shown if lo <= x <= hi] == labels
+    assert [x for x, _ in shown] == sorted(eps)  # a tick at every ε, labelled or not
+    assert {t.get_text() for t in ax.get_xticklabels(minor=True)} <= {""}  # no 8×10⁰
+    # neighbours that would touch written across are written upright
+    assert {t.get_rotation() for t in ax.get_xticklabels()} == {90.0 if upright else 0.0}

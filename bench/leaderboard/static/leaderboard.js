@@ -2,13 +2,17 @@
 // It renders the table, filters and privacy-utility plots from the embedded leaderboard.json
 // (the JSON script element #leaderboard-data); every string from the data reaches
 // the DOM as text or escaped (esc). The page's limits come from <body data-row-limit
-// data-plot-limit>. docs/leaderboard.md describes the data and the page.
+// data-plot-limit>, the known-answer mechanisms that mark the ends of the scale from
+// <body data-known-answers> (bench.leaderboard.page.KNOWN_ANSWERS). docs/leaderboard.md
+// describes the data and the page.
 (function () {
   "use strict";
   var T0 = performance.now();
   var body = document.body;
   var ROW_LIMIT = parseInt(body.getAttribute("data-row-limit"), 10) || 1000;
   var PLOT_LIMIT = parseInt(body.getAttribute("data-plot-limit"), 10) || 6;
+  var KNOWN = {};
+  try { KNOWN = JSON.parse(body.getAttribute("data-known-answers") || "{}"); } catch (err) { }
   function fail(msg) {
     var p = document.getElementById("error");
     p.textContent = msg; p.hidden = false;
@@ -62,7 +66,8 @@
   });
   var sourceById = new Map();
   arr(DATA.sources).filter(isObj).forEach(function (s) { sourceById.set(String(s.id), s); });
-  function boardText(b) {
+  function boardText(b) {  // the board in words (its title; older documents: its key)
+    if (typeof b.title === "string" && b.title) { return b.title; }
     return [b.dataset, b.utility_task, b.private_attribute, b.suite_version]
       .filter(function (x) { return x !== null && x !== undefined && x !== ""; })
       .map(String).join(" \u00b7 ");
@@ -88,6 +93,45 @@
     if (e.config !== null && e.config !== undefined) { return String(e.config); }
     return [e.mechanism, "sens=" + e.sensitivity, "map=" + e.mapping].join(" \u00b7 ");
   }
+  function known(mech) {  // the known-answer record of a mechanism (by name), or null
+    var name = txt(mech) === null ? "" : String(mech).split("(")[0].trim();
+    return Object.prototype.hasOwnProperty.call(KNOWN, name) && isObj(KNOWN[name])
+      ? KNOWN[name] : null;
+  }
+  function endBadge(k) {  // the mark of a known answer: which end of the scale it is
+    return ' <span class="end end-' + esc(k.end) + '" title="' + esc(k.text || "") + '">' +
+      esc(k.end === "utility" ? "utility-0 end" : "privacy-0 end") + "</span>";
+  }
+  // A configuration's name shows what differs between the configurations of its board:
+  // the mechanism (its label holds the parameters that differ), and the sensitivity approach,
+  // mapping and suite version where they differ; what they share is said once per board.
+  var NAME = new Array(N), COMMON = new Map();
+  (function () {
+    var PARTS = [["sensitivity", "sens=", "sensitivity "], ["mapping", "map=", "mapping "],
+                 ["suite_version", "suite ", "suite "]];
+    var per = new Map();
+    ENTRIES.forEach(function (e) {
+      var k = String(e.board);
+      if (!per.has(k)) { per.set(k, PARTS.map(function () { return new Set(); })); }
+      PARTS.forEach(function (p, j) { per.get(k)[j].add(txt(e[p[0]])); });
+    });
+    ENTRIES.forEach(function (e, i) {
+      if (txt(e.mechanism) === null) { NAME[i] = configText(e); return; }
+      var s = per.get(String(e.board)), bits = [String(e.mechanism)];
+      PARTS.forEach(function (p, j) {
+        if (s[j].size > 1 && txt(e[p[0]])) { bits.push(p[1] + e[p[0]]); }
+      });
+      NAME[i] = bits.join(" \u00b7 ");
+    });
+    per.forEach(function (s, k) {
+      var bits = [];
+      PARTS.forEach(function (p, j) {
+        var v = Array.from(s[j])[0];
+        if (s[j].size === 1 && v) { bits.push(p[2] + v); }
+      });
+      COMMON.set(k, bits.join(", "));
+    });
+  })();
   function keyText(k) {  // a key id shown by its first 16 hex digits
     var t = txt(k) || "";
     return t.length > 24 ? t.slice(0, 24) + "\u2026" : t;
@@ -117,17 +161,15 @@
 
   // ------------------------------------------------------------------ columns
   var COLS = [
-    {id: "board", label: "Board", key: function (e, i) { return BTEXT[i]; }},
     {id: "rank", label: "Rank", key: function (e) { return num(e.rank); }},
-    {id: "score", label: "Score [95% CI]", key: function (e) { return num(e.score); }},
+    {id: "config", label: "Configuration", key: function (e, i) { return NAME[i]; }},
     {id: "model", label: "Model", key: function (e) { return txt(e.model); }},
-    {id: "config", label: "Mechanism \u00b7 sens \u00b7 map", key: configText},
+    {id: "score", label: "Score [95% CI]", key: function (e) { return num(e.score); }},
+    {id: "epsilon", label: "\u03b5 (\u2605 Pareto)", key: function (e) { return paretoCount(e); }},
     {id: "guarantee", label: "Guarantee", key: function (e) { return txt(e.guarantee); }},
     {id: "audit", label: "Audit", key: function (e) {
       var v = AUDIT_KEY[e.audit]; return v === undefined ? null : v; }},
     {id: "signed", label: "Signed by", key: signedText},
-    {id: "epsilon", label: "\u03b5 (\u2605 Pareto): U utility \u00b7 P privacy \u00b7 N_w \u00b7 MIA",
-     key: function (e) { return paretoCount(e); }},
     {id: "cells", label: "Cells", key: function (e) { return cellsOf(e).length; }}
   ];
   var COL = new Map(COLS.map(function (c) { return [c.id, c]; }));
@@ -174,8 +216,10 @@
     }
     var ci = Array.isArray(e.score_ci);
     var n = num(e.score_seeds);
-    return '<td class="num"' + (ci ? "" : ' title="no interval"') + ">" +
-      esc(withCi(e.score, e.score_ci) + (n === null ? "" : " n=" + n)) + "</td>";
+    var rest = withCi(e.score, e.score_ci).slice(f3(e.score).length) +
+      (n === null ? "" : " n=" + n);
+    return '<td class="num score"' + (ci ? "" : ' title="no interval"') + '><span class="sv">' +
+      esc(f3(e.score)) + '</span><span class="ci">' + esc(rest) + "</span></td>";
   }
   function auditCell(e) {
     var a = txt(e.audit);
@@ -222,15 +266,21 @@
     if (isObj(q.mia)) { bits.push("MIA " + (q.mia.valid === false ? "no valid" : f3(q.mia.auc))); }
     return bits.join(" \u00b7 ");
   }
-  function epsCell(e) {
-    var parts = arr(e.points).filter(isObj).map(function (q) {
-      var front = q.pareto === true, bad = q.audit === "VIOLATION";
-      return '<span class="eps' + (front ? " front" : "") + (bad ? " violation" : "") +
-        '" title="' + esc(pointTitle(q)) + '">' + esc(fmtEps(q.epsilon)) +
-        (front ? "\u2605" : "") + (bad ? "\u26a0" : "") + '</span><span class="vals">' +
-        esc(pointValues(q)) + "</span>";
+  function epsMark(q) {  // an ε with its marks (★ Pareto, ⚠ audit violation); hover: values
+    var front = q.pareto === true, bad = q.audit === "VIOLATION";
+    return '<span class="eps' + (front ? " front" : "") + (bad ? " violation" : "") +
+      '" title="' + esc(pointTitle(q)) + '">' + esc(fmtEps(q.epsilon)) +
+      (front ? "\u2605" : "") + (bad ? "\u26a0" : "") + "</span>";
+  }
+  function epsCell(e) {  // the ε values; opened, each with its means
+    var pts = arr(e.points).filter(isObj);
+    if (!pts.length) { return '<td class="pts">\u2014</td>'; }
+    var lines = pts.map(function (q) {
+      return '<div class="pv">' + epsMark(q) + ' <span class="vals">' + esc(pointValues(q)) +
+        "</span></div>";
     });
-    return '<td class="pts">' + parts.join("<br>") + "</td>";
+    return '<td class="pts"><details class="pts"><summary>' + pts.map(epsMark).join(" ") +
+      "</summary>" + lines.join("") + "</details></td>";
   }
   function provText(p) {
     if (!isObj(p)) { return String(p); }
@@ -261,19 +311,72 @@
     return "<td><details><summary>cells (" + cs.length + ")</summary><ul>" + items.join("") +
       "</ul></details></td>";
   }
+  var MULTI = BOARDS.length > 1;
+  function configCell(e, i) {  // the name, its known-answer mark, its board (when sorted)
+    var k = known(e.mechanism);
+    return '<td class="cfg" title="' + esc((txt(e.model) === null ? "" : e.model + " \u00b7 ") +
+      configText(e)) + '"><span class="name">' + esc(NAME[i]) + "</span>" +
+      (k ? endBadge(k) : "") + (MULTI ? '<span class="bd">' + esc(BTEXT[i]) + "</span>" : "") +
+      "</td>";
+  }
   var ROWHTML = new Array(N);
   function rowHtml(i) {
     if (ROWHTML[i] === undefined) {
-      var e = ENTRIES[i];
-      ROWHTML[i] = '<tr data-i="' + i + '" data-id="' + esc(e.id) + '">' +
-        '<td class="wrap">' + esc(BTEXT[i]) + "</td>" + rankCell(e) + scoreCell(e) +
-        "<td>" + esc(txt(e.model) === null ? "\u2014" : e.model) + "</td>" +
-        "<td>" + esc(configText(e)) + "</td>" +
-        "<td>" + esc(txt(e.guarantee) === null ? "\u2014" : e.guarantee) + "</td>" +
-        auditCell(e) + "<td>" + esc(signedText(e)) + "</td>" + epsCell(e) + cellsCell(e) +
+      var e = ENTRIES[i], k = known(e.mechanism);
+      ROWHTML[i] = '<tr data-i="' + i + '" data-id="' + esc(e.id) + '"' +
+        (k ? ' class="known end-' + esc(k.end) + '"' : "") + ">" + rankCell(e) +
+        configCell(e, i) + '<td class="model">' + esc(txt(e.model) === null ? "\u2014" : e.model) +
+        "</td>" +
+        scoreCell(e) + epsCell(e) +
+        '<td class="wrap">' + esc(txt(e.guarantee) === null ? "\u2014" : e.guarantee) + "</td>" +
+        auditCell(e) + '<td class="wrap">' + esc(signedText(e)) + "</td>" + cellsCell(e) +
         "</tr>";
     }
     return ROWHTML[i];
+  }
+  // Without a sort, the rows are grouped by board: a heading row (the board in words, what its
+  // configurations share, its settings behind a toggle), then its known-answer baselines.
+  function settingsList(s) {
+    if (!isObj(s)) { return ""; }
+    var items = Object.keys(s).map(function (k) {
+      var v = s[k];
+      return "<li><code>" + esc(k) + "</code> " + esc(typeof v === "string" ? v
+        : JSON.stringify(v)) + "</li>";
+    });
+    return items.length ? '<details class="settings"><summary>settings</summary><ul>' +
+      items.join("") + "</ul></details>" : "";
+  }
+  var GROUPHTML = new Map();
+  function groupHtml(bk) {
+    if (!GROUPHTML.has(bk)) {
+      var b = bk >= 0 ? BOARDS[bk] : null;
+      var common = b ? COMMON.get(String(b.id)) : "";
+      GROUPHTML.set(bk, '<tr class="group"><th colspan="' + COLS.length + '" scope="colgroup">' +
+        '<span class="btitle">' + esc(b ? boardText(b) : "entries without a board") +
+        "</span>" + (common ? ' <span class="common">every configuration: ' + esc(common) +
+        "</span>" : "") + (b ? settingsList(b.settings) : "") + "</th></tr>");
+    }
+    return GROUPHTML.get(bk);
+  }
+  function baselineRows(bk) {  // the board's unprivatized baselines, as rows of known answers
+    if (bk < 0) { return ""; }
+    var k = known("none") || {end: "privacy", label: "unprivatized baseline", text: ""};
+    var model = state.filters.model;
+    return arr(BOARDS[bk].baselines).filter(isObj).filter(function (base) {
+      return !model || txt(base.model) === model;
+    }).map(function (base) {
+      var cells = arr(base.cells);
+      return '<tr class="baseline known end-' + esc(k.end) + '"><td class="num rank" ' +
+        'title="not ranked: the reference the scores are measured from">\u25c6</td>' +
+        '<td class="cfg"><span class="name">' + esc(k.label) + "</span>" + endBadge(k) +
+        '</td><td class="model">' + esc(txt(base.model) === null ? "\u2014" : base.model) +
+        "</td>" +
+        '<td class="num">\u2014</td><td class="pts"><span class="vals base">' +
+        esc(pointValues(base)) + "</span></td><td>none (not privatized)</td><td></td><td></td>" +
+        (cells.length ? "<td><details><summary>cells (" + cells.length + ")</summary><ul>" +
+          cells.map(function (h) { return "<li><code>" + esc(h) + "</code></li>"; }).join("") +
+          "</ul></details></td>" : '<td class="num">0</td>') + "</tr>";
+    }).join("");
   }
 
   // ------------------------------------------------------------------ filters
@@ -289,8 +392,16 @@
     {id: "audit", label: "Audit", get: function (e) { return txt(e.audit); }},
     {id: "signed", label: "Signed by", get: signedText}
   ];
+  var DSNAME = new Map();  // a dataset's label -> its name in words (its board's title)
+  ENTRIES.forEach(function (e) {
+    var b = boardById.get(String(e.board));
+    if (b && txt(b.dataset_title) && txt(e.dataset) !== null && !DSNAME.has(String(e.dataset))) {
+      DSNAME.set(String(e.dataset), String(b.dataset_title));
+    }
+  });
   var collator = new Intl.Collator(undefined, {numeric: true});
-  var state = {filters: {}, sort: null, dir: "ascending", all: false, plots: PLOT_LIMIT};
+  var state = {filters: {}, sort: null, dir: "ascending", all: false, eps: false,
+               plots: PLOT_LIMIT};
   var form = document.getElementById("filters");
   FILTERS.forEach(function (f) {
     f.values = ENTRIES.map(function (e) { return f.get(e); });
@@ -311,7 +422,8 @@
     sel.appendChild(new Option("all (" + ENTRIES.length + ")", ""));
     vals.forEach(function (v) {
       var b = f.id === "board" ? boardById.get(v) : null;
-      sel.appendChild(new Option((b ? boardText(b) : v) + " (" + counts.get(v) + ")", v));
+      var shown = b ? boardText(b) : f.id === "dataset" && DSNAME.has(v) ? DSNAME.get(v) : v;
+      sel.appendChild(new Option(shown + " (" + counts.get(v) + ")", v));
     });
     f.select = sel; f.known = new Set(vals);
     label.appendChild(sel); form.appendChild(label);
@@ -328,6 +440,7 @@
     state.dir = q.get("dir") === "desc" ? "descending" : "ascending";
   }
   state.all = q.get("all") === "1";
+  state.eps = q.get("eps") === "1";
   function writeQuery() {
     var p = new URLSearchParams();
     FILTERS.forEach(function (f) {
@@ -338,6 +451,7 @@
       if (state.dir === "descending") { p.set("dir", "desc"); }
     }
     if (state.all) { p.set("all", "1"); }
+    if (state.eps) { p.set("eps", "1"); }
     var s = p.toString();
     try {
       history.replaceState(null, "", s ? "?" + s : window.location.pathname);
@@ -387,9 +501,15 @@
   }
   function renderTable() {
     var n = state.all ? shown.length : Math.min(shown.length, ROW_LIMIT);
-    var parts = new Array(n);
-    for (var k = 0; k < n; k++) { parts[k] = rowHtml(shown[k]); }
+    var parts = [], last = null;
+    for (var k = 0; k < n; k++) {
+      var bk = BIDX[shown[k]];
+      if (!state.sort && bk !== last) { parts.push(groupHtml(bk), baselineRows(bk)); last = bk; }
+      parts.push(rowHtml(shown[k]));
+    }
     tbody.innerHTML = parts.join("");
+    table.classList.toggle("grouped", !state.sort);
+    if (state.eps) { openEps(true); }
     Array.prototype.forEach.call(hr.cells, function (th) {
       if (th.getAttribute("data-col") === state.sort) { th.setAttribute("aria-sort", state.dir); }
       else { th.removeAttribute("aria-sort"); }
@@ -407,13 +527,27 @@
     if (!th || (ev.type === "keydown" && ev.key !== "Enter" && ev.key !== " ")) { return; }
     ev.preventDefault();
     var id = th.getAttribute("data-col");
-    state.dir = state.sort === id && state.dir === "ascending" ? "descending" : "ascending";
-    state.sort = id;
+    if (state.sort === id && state.dir === "descending") {  // a third click: back to boards
+      state.sort = null; state.dir = "ascending";
+    } else {
+      state.dir = state.sort === id && state.dir === "ascending" ? "descending" : "ascending";
+      state.sort = id;
+    }
     applySort(); renderTable(); writeQuery();
   }
   thead.addEventListener("click", onHeader);
   thead.addEventListener("keydown", onHeader);
   moreBtn.addEventListener("click", function () { state.all = true; renderTable(); writeQuery(); });
+  function openEps(open) {  // open (or close) every ε list of the table
+    Array.prototype.forEach.call(tbody.querySelectorAll("details.pts"), function (d) {
+      d.open = open;
+    });
+  }
+  var epsBox = document.getElementById("open-eps");
+  epsBox.checked = state.eps;
+  epsBox.addEventListener("change", function () {
+    state.eps = epsBox.checked; openEps(state.eps); writeQuery();
+  });
   form.addEventListener("change", function (ev) {
     var f = FILTERS.find(function (x) { return x.select === ev.target; });
     if (!f) { return; }
@@ -454,49 +588,90 @@
                      "text-anchor": "middle"}, "utility \u2192");
   }
   var AXES = axes();
+  var DASHES = ["", "6 3", "2 2"];  // after 10 colours, the lines are dashed, then dotted
+  function epsRange(ps) {
+    var a = fmtEps(ps[0][0].epsilon), z = fmtEps(ps[ps.length - 1][0].epsilon);
+    return "\u03b5 " + (a === z ? a : a + " \u2192 " + z);
+  }
+  function swatch(color, dash) {  // a legend's line-and-dot sample (CSS only: no SVG shapes)
+    return '<span class="sw' + (dash ? " sw-" + (dash === DASHES[1] ? "dashed" : "dotted") : "") +
+      '" style="border-top-color:' + color + '"><span class="dot" style="background:' + color +
+      '"></span></span>';
+  }
   function plotHtml(bk, idx) {
     var b = bk >= 0 ? BOARDS[bk] : null;
-    var lines = "", pts = "", npts = 0, skipped = 0;
-    idx.forEach(function (i, n) {
-      var e = ENTRIES[i], color = PAL[n % PAL.length];
+    var lines = "", pts = "", npts = 0, skipped = 0, legend = [], drawn = 0, pareto = false;
+    idx.forEach(function (i) {
+      var e = ENTRIES[i];
       var ps = arr(e.points).map(function (q, k) { return [q, k]; }).filter(function (qk) {
         if (plottable(qk[0])) { return true; }
         skipped++; return false;
       });
+      if (!ps.length) { return; }
+      var color = PAL[drawn % PAL.length], dash = DASHES[Math.floor(drawn / PAL.length) % 3];
+      drawn++;
       ps.sort(function (a, c) { return epsVal(a[0].epsilon) - epsVal(c[0].epsilon); });
       if (ps.length > 1) {
-        lines += svgEl("polyline", {"class": "ln", stroke: color, points: ps.map(function (qk) {
-          return sx(qk[0].privacy) + "," + sy(qk[0].utility); }).join(" ")});
+        var at = {"class": "ln", stroke: color, points: ps.map(function (qk) {
+          return sx(qk[0].privacy) + "," + sy(qk[0].utility); }).join(" ")};
+        if (dash) { at["stroke-dasharray"] = dash; }
+        lines += svgEl("polyline", at);
       }
       ps.forEach(function (qk) {
         var front = qk[0].pareto === true;
+        pareto = pareto || front;
         pts += svgEl("circle", {"class": front ? "pt pareto" : "pt", "data-i": i, "data-k": qk[1],
                                 cx: sx(qk[0].privacy), cy: sy(qk[0].utility),
                                 r: front ? 4.5 : 3.5, fill: color});
         npts++;
       });
+      var k = known(e.mechanism);
+      legend.push('<li data-i="' + i + '">' + swatch(color, dash) + esc(NAME[i] +
+        (MODELS.get(bk) > 1 && txt(e.model) !== null ? " \u00b7 " + e.model : "") + " (" +
+        epsRange(ps) + ")") + (k ? endBadge(k) : "") + "</li>");
     });
-    var bases = "";
+    var bases = "", nbase = 0;
     if (b) {
+      var kb = known("none") || {label: "unprivatized baseline"};
       arr(b.baselines).forEach(function (base, k) {
         if (!plottable(base)) { return; }
         var x = +sx(base.privacy), y = +sy(base.utility);
         bases += svgEl("rect", {"class": "base", "data-b": bk, "data-k": k, x: x - 4, y: y - 4,
                                 width: 8, height: 8, transform: "rotate(45 " + x + " " + y + ")"});
+        nbase++;
+        legend.push('<li class="key"><span class="sw-base"></span>' + esc(kb.label + " (" +
+          base.model + ")") + "</li>");
       });
+    }
+    if (pareto) {
+      legend.push('<li class="key"><span class="sw-pareto"></span>ringed: on the Pareto front' +
+        "</li>");
     }
     var title = b ? boardText(b) : "entries without a board";
     var svg = svgEl("svg", {width: W, height: H, viewBox: "0 0 " + W + " " + H,
                             "data-points": npts, role: "img",
                             "aria-label": "privacy-utility scatter: " + title},
                     AXES + lines + pts + bases);
-    var caption = title + " \u2014 " + idx.length + " entr" + (idx.length === 1 ? "y" : "ies") +
-      ", " + npts + " point" + (npts === 1 ? "" : "s") +
-      (skipped ? "; " + skipped + " without a valid privacy measurement not plotted" : "") +
-      "; \u25c6 unprivatized baseline, ringed: Pareto front";
-    return '<figure class="plot" data-board="' + esc(b ? b.id : "") + '">' + svg +
-      "<figcaption>" + esc(caption) + "</figcaption></figure>";
+    var what = "x: empirical privacy, y: utility (macro-F1), both 0 to 1, higher is better. " +
+      "Each configuration is one colour; its points are its \u03b5 values, joined from the " +
+      "smallest \u03b5 to the largest. " + npts + " point" + (npts === 1 ? "" : "s") + " of " +
+      drawn + " configuration" + (drawn === 1 ? "" : "s") +
+      (nbase ? "; \u25c6 the unprivatized baseline" + (nbase > 1 ? "s" : "") : "") +
+      (skipped ? "; " + skipped + " without a valid privacy measurement not plotted" : "") + ".";
+    return '<figure class="plot" data-board="' + esc(b ? b.id : "") + '"><figcaption>' +
+      '<span class="ptitle">' + esc(title) + '</span> <span class="what">' + esc(what) +
+      "</span></figcaption>" + svg + '<ul class="legend" data-count="' + legend.length + '">' +
+      legend.join("") + "</ul></figure>";
   }
+  var MODELS = new Map();  // board index -> number of models on it
+  (function () {
+    var seen = new Map();
+    ENTRIES.forEach(function (e, i) {
+      if (!seen.has(BIDX[i])) { seen.set(BIDX[i], new Set()); }
+      seen.get(BIDX[i]).add(txt(e.model));
+    });
+    seen.forEach(function (s, k) { MODELS.set(k, s.size); });
+  })();
   var plots = document.getElementById("plots"), plotNote = document.getElementById("plot-note");
   var plotMore = document.getElementById("more-plots");
   function renderPlots() {
