@@ -318,7 +318,9 @@ def _entry(board: _Board, row: Row, opts: _Options,
         "score_seeds": None if sc is None else sc.seeds,
         "rank": None, "rank_flag": flag, "signed_by": signed_by, "unsigned_cells": unsigned,
         "points": json_points,
-        "platforms": sorted({c["platform"] for p in json_points for c in p["cells"]})}
+        "platforms": sorted({c["platform"] for p in json_points for c in p["cells"]}),
+        # the plugin packages (distribution and version) that computed the entry's cells
+        "plugins": sorted({v for r in row.records() for v in r.plugins.values()})}
     return entry, sc, audit == "VIOLATION"
 
 

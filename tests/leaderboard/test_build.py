@@ -344,3 +344,19 @@ def test_an_entry_without_a_dp_guarantee_is_listed_not_ranked(alone, tmp_path):
     before = {k: v for k, v in _scores(alone).items() if k[1].startswith("mvl") is False}
     assert {k: v[0] for k, v in _scores(doc).items() if k in before} == \
         {k: v[0] for k, v in before.items()}  # the others' scores are unchanged
+
+
+def test_an_entry_says_which_plugin_package_computed_it(alone, tmp_path):
+    """A cell records the plugin distribution and version of its components; the board shows
+    it on the entry, so nobody ranks a plugin's results without knowing whose they are."""
+    from bench.leaderboard.page import render_page
+
+    folder = copy_results(tmp_path)
+    tem = [c for c in (folder / "cells").iterdir() if spec_of(c)["mechanism"]["name"] == "tem"]
+    for c in tem:
+        rewrite_metrics(c, lambda m: m.update(plugins={"mechanism tem": "bench-tem-plus 1.2"}))
+    doc = build(read_sources([folder]))
+    by = {e["mechanism"]: e["plugins"] for e in doc["entries"]}
+    assert by["tem"] == ["bench-tem-plus 1.2"]
+    assert all(v == [] for k, v in by.items() if k != "tem")
+    assert "bench-tem-plus 1.2" in render_page(doc)

@@ -586,3 +586,14 @@ def test_header_says_what_is_true_of_versions_and_counts(small_board) -> None:
            "entries": [{"id": "e0", "board": "b0"}]}
     head = render_page(one).split('<header id="meta">', 1)[1].split("</header>", 1)[0]
     assert "1 entry on 1 board." in head and "No conflicts, platform variants or problems" in head
+
+
+def test_an_entry_from_a_plugin_names_its_package_on_the_page(small_board, tmp_path,
+                                                              dump_dom) -> None:
+    first = small_board["entries"][0]
+    first["plugins"] = ["bench-tem-plus 1.2"]
+    doc = parse(dump_dom(write_page(small_board, tmp_path)))
+    i = col(doc, "config")
+    shown = {r.attrs["data-id"]: r.all("td")[i].text for r in rows(doc)}
+    assert "plugin: bench-tem-plus 1.2" in shown[first["id"]]
+    assert sum("plugin:" in t for t in shown.values()) == 1

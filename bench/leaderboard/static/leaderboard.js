@@ -317,7 +317,9 @@
     return '<td class="cfg" title="' + esc((txt(e.model) === null ? "" : e.model + " \u00b7 ") +
       configText(e)) + '"><span class="name">' + esc(NAME[i]) + "</span>" +
       (k ? endBadge(k) : "") + (MULTI ? '<span class="bd">' + esc(BTEXT[i]) + "</span>" : "") +
-      "</td>";
+      arr(e.plugins).map(function (p) {  // computed by a plugin package: say which, visibly
+        return '<span class="plugin">plugin: ' + esc(p) + "</span>";
+      }).join("") + "</td>";
   }
   var ROWHTML = new Array(N);
   function rowHtml(i) {
