@@ -17,12 +17,14 @@ ROWS = [("the bank raised rates again", "econ"), ("the team won the match", "spo
 
 
 def _csv(path, rows=ROWS):
-    path.write_text("body,topic\n" + "".join(f"{t},{y}\n" for t, y in rows), encoding="utf-8")
+    path.write_text("body,topic,author\n" + "".join(
+        f"{t},{y},{['ann', 'bob'][i % 2]}\n" for i, (t, y) in enumerate(rows)), encoding="utf-8")
     return path
 
 
-def _grid(tmp_path, *files, name="g.yaml"):
-    ds = "\n".join(f"    - {{name: csv, path: {f}, text: body, label: topic}}" for f in files)
+def _grid(tmp_path, *files, name="g.yaml", private=""):
+    ds = "\n".join(f"    - {{name: csv, path: {f}, text: body, label: topic{private}}}"
+                   for f in files)
     p = tmp_path / name
     p.write_text(textwrap.dedent("""\
         name: files
@@ -74,3 +76,29 @@ def test_cli_refuses_a_grid_naming_a_missing_file_and_writes_nothing(tmp_path, c
     err = capsys.readouterr().err
     assert "nothing at" in err and "gone.csv" in err and "set by path: in the grid" in err
     assert not (res / "cells").exists() or not any((res / "cells").iterdir())
+
+
+def test_the_report_pairs_each_file_with_its_own_baseline(tmp_path, monkeypatch):
+    from bench.report.build import build_report
+
+    monkeypatch.setattr(inputs, "_DATASETS", {})
+    a = _csv(tmp_path / "a.csv")
+    b = _csv(tmp_path / "b.csv", [(t + " today", y) for t, y in ROWS])
+    grid = _grid(tmp_path, a, b, private=", private: [author]")
+    res = tmp_path / "res"
+    run_grid(grid, res, mlflow=False)
+    s = build_report(res, tmp_path / "report", grid=str(grid))
+    assert (s.n_cells, s.n_groups) == (4, 4)
+    table = (tmp_path / "report" / "tables" / "tradeoff_none.md").read_text(encoding="utf-8")
+    rows = [line for line in table.splitlines() if "| 10 | author |" in line]
+    assert len(rows) == 2 and any("a.csv" in r for r in rows) and any("b.csv" in r for r in rows)
+    # each file's privatized cell is paired with the baseline of the same file
+    from bench.report.privacy import baseline_index, baseline_of
+    from bench.results.record import scan
+
+    cells = scan(res).cells
+    index = baseline_index(cells)
+    for rec in (r for r in cells if not r.is_baseline):
+        base = baseline_of(rec, index)
+        assert base is not None and base.spec["dataset"]["config"]["path"] == \
+            rec.spec["dataset"]["config"]["path"]
