@@ -47,7 +47,7 @@ test: $(STAMP) system-deps lint embeddings-100d
 faults: $(STAMP)
 	BENCH_FAULT_KILLS=30 PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -q -s \
 	  tests/test_faults.py tests/results/test_store.py \
-	  tests/test_verify.py tests/results/test_mirror.py tests/run/test_grid.py tests/test_edge_inputs.py
+	  tests/test_verify.py tests/results/test_mirror.py tests/run/test_runner.py tests/test_edge_inputs.py
 
 perf: $(STAMP)
 	$(BIN)/bench perf

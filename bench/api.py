@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from bench.privatize import Privatizer
-    from bench.run.grid import RunSummary
+    from bench.run.runner import RunSummary
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class RunResult:
     computed now, ``cached``: already done, ``failed``, ``locked``)."""
     summary: RunSummary
     """Counts, time by stage, warnings, failures and skipped cells
-    (:class:`bench.run.grid.RunSummary`; ``summary.text()`` is what ``bench run`` prints)."""
+    (:class:`bench.run.runner.RunSummary`; ``summary.text()`` is what ``bench run`` prints)."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """``(cell name, reason)`` of the grid's cells that cannot run."""
 
@@ -110,14 +110,14 @@ def run(grid: str | Path | Mapping[str, Any], *, results: str | Path = "results"
 
     Cells already in ``results`` are not recomputed; the returned frame holds them too. MLflow
     mirroring is off by default here (``mlflow=True`` turns it on). ``options`` go to
-    :func:`bench.run.grid.run_grid` (``executor``, ``scheduler``, ``tracking_uri``,
+    :func:`bench.run.runner.run_grid` (``executor``, ``scheduler``, ``tracking_uri``,
     ``overwrite``, ``fail_fast``).
 
     Raises:
         bench.grid.GridError: a malformed grid (the same message as ``bench validate``).
     """
     from bench.grid import load_grid
-    from bench.run.grid import run_grid
+    from bench.run.runner import run_grid
 
     with _grid_file(grid) as path:
         g = load_grid(path)

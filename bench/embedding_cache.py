@@ -45,6 +45,7 @@ from bench.embeddings import (
     _glove_package_dir,
     check_vocab_size,
 )
+from bench.errors import InputError
 from bench.results.store import staged_folder
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ CACHE_FORMAT = 1
 VECTORS, WORDS, META = "vectors.npy", "words.txt", "meta.json"
 
 
-class EmbeddingNotInstalledError(FileNotFoundError):
+class EmbeddingNotInstalledError(InputError, FileNotFoundError):
     """A cached embedding that is missing or damaged; the message names the command to run."""
 
 
@@ -306,7 +307,8 @@ def _npm_pack(src: NpmSource, folder: Path, npm: str) -> Path:
 
 
 def check_integrity(path: Path, src: NpmSource) -> None:
-    """Raise ``ValueError`` unless ``path`` is the tarball the npm registry lists for ``src``."""
+    """Raise :class:`~bench.embeddings.EmbeddingFormatError` (a ``ValueError``, bad input)
+    unless ``path`` is the tarball the npm registry lists for ``src``."""
     if not path.is_file():
         raise FileNotFoundError(f"package tarball not found: {path}")
     algo, _, want = src.integrity.partition("-")
@@ -316,8 +318,8 @@ def check_integrity(path: Path, src: NpmSource) -> None:
             h.update(block)
     got = base64.b64encode(h.digest()).decode("ascii")
     if got != want:
-        raise ValueError(f"{path} is not {src.package}@{src.version}: its {algo} is {got}, the "
-                         f"registry's is {want}")
+        raise EmbeddingFormatError(f"{path} is not {src.package}@{src.version}: its {algo} is "
+                                   f"{got}, the registry's is {want}")
 
 
 def _tar_member(path: Path, member: str) -> bytes:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.errors import InputError
 from bench.registry import Registry
 
 logger = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ OOV_POLICIES = ("unk", "keep")
 DEFAULT_VOCAB_SIZE = 50_000
 
 
-class EmbeddingFormatError(ValueError):
+class EmbeddingFormatError(InputError, ValueError):
     """A malformed embedding file; the message names the file and the line."""
 
 

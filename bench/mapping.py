@@ -35,7 +35,7 @@ class Mapping:
     search_k = 0
     """Nearest neighbours of each perturbed vector the mapping asks for (0: it searches none).
     Cells whose mappings search the same noisy vectors run in one worker, the largest k first,
-    so that the others reuse its search (:func:`bench.run.grid.plan`)."""
+    so that the others reuse its search (:func:`bench.run.runner.plan`)."""
 
     def __init__(self, **params) -> None:
         if params:

@@ -96,10 +96,8 @@ def migrate_results(results: str | Path) -> MigrationReport:
     Raises:
         FileNotFoundError: ``results/cells`` is not a folder.
     """
-    results = Path(results)
+    results = layout.check_results(results)  # NoResultsError (a FileNotFoundError)
     cells = layout.cells_dir(results)
-    if not cells.is_dir():
-        raise FileNotFoundError(f"no results under {cells}")
     report = MigrationReport(results)
     for folder in sorted(cells.iterdir()):
         if folder.name.startswith(".") or not folder.is_dir() or folder.is_symlink():

@@ -272,7 +272,7 @@ class NeighborIndex:
         :data:`SEARCH_MEMO`, keyed by the bytes of the vocabulary and of the
         queries: a later call with the same vectors and a k no larger reuses them instead of
         scoring the vocabulary again (the ``nearest`` and ``vickrey`` cells of one seed search
-        the same noisy vectors, :func:`bench.run.grid.plan`). Their first k columns are what a
+        the same noisy vectors, :func:`bench.run.runner.plan`). Their first k columns are what a
         search for k would have found, bit for bit (:class:`SearchMemo`).
 
         Returns:

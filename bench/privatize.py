@@ -35,6 +35,7 @@ from bench.embeddings import (
     load_embedding,
     oov_leaks,
 )
+from bench.errors import InputError
 from bench.guarantee import Guarantee
 from bench.mapping import NATURAL_MAPPING, Mapping, make_mapping
 from bench.mechanisms import Mechanism, make_mechanism
@@ -45,7 +46,7 @@ from bench.sensitivity import SensitivityApproach, make_sensitivity
 logger = logging.getLogger(__name__)
 
 
-class InvalidCombination(ValueError):
+class InvalidCombination(InputError, ValueError):
     """A mechanism × mapping (or model) combination that makes no sense; says why."""
 
 
@@ -246,7 +247,7 @@ class Privatizer:
         keep = ids >= 0  # with oov="keep" the OOV tokens pass through (flagged as leaking)
         batches = self.noise_batches(lengths)
         # the corpus's nearest-word search may answer another mapping's of the same noisy
-        # vectors (bench.neighbors.SEARCH_MEMO, bench.run.grid.plan)
+        # vectors (bench.neighbors.SEARCH_MEMO, bench.run.runner.plan)
         with SEARCH_MEMO.active():
             out_ids, vectors = self.privatize_ids(ids[keep],
                                                   None if batches is None else batches[keep])

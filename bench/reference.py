@@ -13,7 +13,7 @@ results/reference/<grid>`` then ``bench report --results results/reference/<grid
 * **report** -- the report rebuilt from the committed cells into a temporary folder equals the
   committed report byte for byte (so the committed report can never be stale);
 * **cells** -- the grid expanded with the current code (suite version, component versions,
-  dataset content hashes: :func:`bench.run.grid.plan`) has exactly the committed cell hashes: a
+  dataset content hashes: :func:`bench.run.runner.plan`) has exactly the committed cell hashes: a
   component whose version was bumped gives new hashes, so its old cells show up as *stale* and
   the new ones as *missing* until the reference is regenerated in the same change;
 * **rerun** (``--rerun N``) -- the ``N`` cheapest committed cells (by their recorded run time)
@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.errors import InputError
 from bench.results import layout
 from bench.results.compare import comparable, differences
 from bench.results.record import (
@@ -54,7 +55,7 @@ logger = logging.getLogger(__name__)
 REFERENCE_ROOT = Path("results") / "reference"
 """Where the committed reference results live, one folder per grid."""
 
-class ReferenceError(ValueError):
+class ReferenceError(InputError, ValueError):
     """Bad input: no such reference folder or grid (one line, exit 2 in the CLI)."""
 
 
@@ -127,7 +128,7 @@ def expected_cells(grid: str | Path) -> tuple[dict[str, tuple], str]:
     it, and the grid's name."""
     from bench.grid import cell_hash, load_grid
     from bench.report.results import resolve_grid
-    from bench.run.grid import plan
+    from bench.run.runner import plan
 
     g = load_grid(resolve_grid(grid))
     out = {}
@@ -141,7 +142,7 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
                 cells: dict[str, dict]) -> list[str]:
     """Recompute ``hashes`` in ``work`` (their baselines copied in from ``folder``) and compare
     with the committed metrics; returns one line per difference."""
-    from bench.run.cell import run_cell
+    from bench.run.worker import run_cell
 
     problems = []
     layout.cells_dir(work).mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ kind (``Registry.kind``)   entry-point group     what the entry point names
 ``dataset``                ``bench.datasets``    a ``bench.datasets.DatasetSpec``
 ``model``                  ``bench.models``      a ``bench.models.base.Model`` class
 ``adversary``              ``bench.adversaries`` a ``Model`` class (attribute adversary)
-``metric``                 ``bench.metrics``     a ``bench.metrics.MetricInfo`` record
+``metric``                 ``bench.metrics``     a ``bench.metrics.Metric`` record
 ``rewriter``               ``bench.rewriters``   a ``bench.rewriters.Rewriter`` class
 ``measure``                ``bench.measures``    a ``bench.measures.Measure`` record
 =========================  ====================  ==========================================
@@ -59,6 +59,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
+from bench.errors import InputError
+
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
@@ -81,7 +83,7 @@ ENTRY_POINT_GROUPS: dict[str, str] = {
 """Registry kind -> the entry-point group its plugins are declared in."""
 
 
-class UnknownNameError(KeyError, ValueError):
+class UnknownNameError(InputError, KeyError, ValueError):
     """Raised for a name that is not registered; the message suggests close matches."""
 
     def __str__(self) -> str:  # KeyError would quote the message

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.errors import InputError
 
-class NotUTF8Error(ValueError):
+
+class NotUTF8Error(InputError, ValueError):
     """Bytes that are not UTF-8: :attr:`line` (1-based) and :attr:`byte`, the first bad one."""
 
     def __init__(self, line: int, byte: int) -> None:

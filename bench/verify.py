@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import defaultdict
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.analysis.baseline import BaselineIndex, is_baseline
 from bench.results import layout
 from bench.results.layout import DAMAGED, MANIFEST
 from bench.results.record import read_metrics, read_spec
@@ -234,16 +234,9 @@ def _rebuildable(spec_file: Path) -> tuple[Any, dict] | str:
         return f"its {layout.SPEC} does not describe a cell ({type(e).__name__})"
 
 
-def baseline_key(spec: dict) -> str:
-    """What a cell shares with its baseline (as :func:`bench.run.grid.plan` matches them)."""
-    return json.dumps([spec["dataset"]["name"], spec["dataset"]["config"],
-                       spec["model"]["name"], spec["model"]["params"], spec["seed"]],
-                      sort_keys=True)
-
-
 def repair_files(results: Path, report: VerifyReport) -> None:
     """Move damaged cells and temporary folders aside; recompute the cells that can be."""
-    from bench.run.cell import run_cell
+    from bench.run.worker import run_cell
 
     left = []
     for name in report.stray:
@@ -267,20 +260,20 @@ def repair_files(results: Path, report: VerifyReport) -> None:
                                   f"(`bench run GRID --results {results}`)")
         else:
             todo.append((h, *rebuilt))
-    baselines = {}
+    baselines: BaselineIndex[str] = BaselineIndex()  # the one pairing rule (bench.analysis)
     for h in report.done:
         spec = read_spec(results, h)
-        if spec["mechanism"]["name"] == "none":
-            baselines[baseline_key(spec)] = h
+        if is_baseline(spec):
+            baselines.add(spec, None, h)
     for h, cell, spec in sorted(todo, key=lambda t: not t[1].is_baseline):
-        base = None if cell.is_baseline else baselines.get(baseline_key(spec))
+        base = None if cell.is_baseline else baselines.find(spec)
         res = run_cell(cell, results, spec.get("dataset_hash"), base)
         if res.status == "done":
             report.actions.append(f"recomputed {h} ({cell.name})")
             report.done.append(h)
             del report.damaged[h]
             if cell.is_baseline:
-                baselines[baseline_key(spec)] = h
+                baselines.add(spec, None, h)
         else:
             report.actions.append(f"recomputing {h} ({cell.name}) {res.status}: {res.error}")
             del report.damaged[h]

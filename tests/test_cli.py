@@ -1,5 +1,7 @@
-"""The `bench` console script: ls, privatize round trip, errors with exit code 2."""
+"""The `bench` console script: ls, privatize round trip, errors with exit code 2, internal
+errors with exit code 1 (the traceback under -v), --version."""
 
+import io
 import subprocess
 import sys
 
@@ -84,3 +86,81 @@ def test_dropped_rows_warning_shows_without_verbose_and_holds_no_row_text(tmp_pa
     assert (f"WARNING bench.datasets.generic: {data}: dropped 2 of 22 rows with an empty field "
             "('body' empty in 1, 'topic' in 1; first at line 22)") in r.stderr.splitlines()
     assert secret not in r.stdout + r.stderr
+
+
+def test_version_is_the_package_metadata_written_once_in_pyproject():
+    import importlib.metadata
+    from pathlib import Path
+
+    import tomllib
+
+    import bench
+
+    version = importlib.metadata.version("bench")
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    assert tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"] == version
+    assert bench.__version__ == version
+    r = run(["--version"])
+    assert r.returncode == 0 and r.stdout == f"bench {version}\n" and r.stderr == ""
+
+
+def _boom(error):
+    def raise_it(*args, **kwargs):
+        raise error
+
+    return raise_it
+
+
+@pytest.mark.parametrize("error", [KeyError("entries"), ValueError("bad state"),
+                                   ZeroDivisionError("division by zero")],
+                         ids=lambda e: type(e).__name__)
+def test_an_internal_error_exits_1_in_one_line_without_traceback(monkeypatch, capsys, error):
+    import bench.datasets
+
+    monkeypatch.setattr(bench.datasets, "cli_ls", _boom(error))  # a bug in what `ls` calls
+    assert main(["ls", "datasets"]) == 1
+    err = capsys.readouterr().err
+    kind = type(error).__name__
+    message = {"KeyError": "'entries'"}.get(kind, error.args[0])  # as Python prints it
+    assert err.splitlines()[-2:] == [f"bench: internal error: {kind}: {message}",
+                                      "bench: run with -v for the traceback"]
+    assert "Traceback" not in err and "bench: error:" not in err
+
+
+def test_an_internal_error_under_verbose_prints_its_traceback(monkeypatch, capsys):
+    import bench.datasets
+
+    monkeypatch.setattr(bench.datasets, "cli_ls", _boom(ZeroDivisionError("division by zero")))
+    assert main(["-v", "ls", "datasets"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "in raise_it" in err
+    assert err.splitlines()[-1] == "bench: internal error: ZeroDivisionError: division by zero"
+    assert "run with -v" not in err
+
+
+def test_a_value_error_after_the_arguments_are_checked_is_internal(monkeypatch, capsys):
+    """`bench privatize` turns the ValueError of building its privatizer (the user's own
+    configuration) into bad input; the same error from privatizing itself is a bug."""
+    from bench.privatize import Privatizer
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"some text\n")))
+    monkeypatch.setattr(Privatizer, "privatize", _boom(ValueError("shapes do not match")))
+    assert main(["privatize", "-m", "mvl", "-e", "1", "--vocab-size", "2000"]) == 1
+    err = capsys.readouterr().err
+    assert "bench: internal error: ValueError: shapes do not match" in err
+    assert main(["privatize", "-m", "mvl", "-e", "0", "--vocab-size", "2000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bench: error: ") and "epsilon" in err
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["data", "prepare", "bbcc"], "did you mean 'bbc'"),              # UnknownNameError
+    (["validate", "/nonexistent/grid.yaml"], "grid file not found"),  # GridError
+    (["verify", "--results", "/nonexistent"], "no results under"),    # NoResultsError
+    (["audit", "-m", "mvl", "-e", "1", "--draws", "5"], "draws must be >= 100"),  # user_argument
+    (["perf", "--vocab-size", "1"], "vocab_size must be in [2, "),   # user_argument
+])
+def test_bad_input_still_exits_2_in_one_line(tmp_path, capsys, args, msg):
+    assert main([*args, *(["--cache-dir", str(tmp_path)] if args[0] == "data" else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bench: error: ") and msg in err

@@ -113,7 +113,7 @@ def test_dask_worker_dying_mid_cell(tmp_path):
 
     from dask.distributed import Client, LocalCluster
 
-    from bench.run.grid import run_grid
+    from bench.run.runner import run_grid
 
     grid = tmp_path / "g.yaml"
     grid.write_text(GRID)

@@ -18,7 +18,7 @@ from bench.reference import (
     prune_reference,
 )
 from bench.report import build_report
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = sorted(p.name for p in (ROOT / REFERENCE_ROOT).iterdir() if (p / "cells").is_dir())

@@ -183,13 +183,13 @@ def _files(root: Path, leave_out: Path) -> dict[str, bytes]:
 def test_verify_repair_does_not_recompute_epochs_1e9(tmp_path, capsys, monkeypatch):
     """Issue 24: a damaged cell whose spec trains the LSTM for 1e9 epochs was recomputed
     (without bound); now it is refused with the limit `bench run` applies to a grid."""
-    import bench.run.cell
+    import bench.run.worker
     from bench.verify import verify_results
 
     def run_cell(*args, **kwargs):
         raise AssertionError("recomputed a spec that bench run refuses")
 
-    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+    monkeypatch.setattr(bench.run.worker, "run_cell", run_cell)
     results = _copy(tmp_path / "r", 2)
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "f").write_text("x")
@@ -243,14 +243,14 @@ def test_verify_repair_does_not_recompute_a_spec_naming_another_file(tmp_path, m
                                                                      edit, why):
     """Like a dataset `path`: the embedding file (`/dev/zero` would be read forever) and a
     model folder are named by the grid, never by a stored spec (`bench run` accepts both)."""
-    import bench.run.cell
+    import bench.run.worker
     from bench.grid.stored import spec_refusal
     from bench.verify import verify_results
 
     def run_cell(*args, **kwargs):
         raise AssertionError("recomputed a spec naming a file")
 
-    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+    monkeypatch.setattr(bench.run.worker, "run_cell", run_cell)
 
     cell = _hostile(_one_cell(tmp_path), edit)
     assert spec_refusal(json.loads((cell / "spec.json").read_text())) is None

@@ -11,7 +11,7 @@ from bench.cli import main
 from bench.reference import comparable
 from bench.results.mirror import Tracker, default_uri
 from bench.results.store import MANIFEST
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 from bench.verify import verify_results
 
 GRID = """

@@ -41,6 +41,8 @@ Example:
 from bench.audit.auditor import (
     MAPPED_DRAWS,
     OOV_PROBE,
+    audit_privatizer,
+    check_settings,
     choose_pairs,
     cli_audit,
     pair_claim,
@@ -66,7 +68,9 @@ __all__ = [
     "AuditReport",
     "AuditRow",
     "audit_key",
+    "audit_privatizer",
     "audit_status",
+    "check_settings",
     "choose_pairs",
     "cli_audit",
     "cp_lower",

@@ -101,8 +101,22 @@ def choose_pairs(privatizer: Privatizer, n_per_kind: int, rng: np.random.Generat
     return out
 
 
-def _privatizer(mechanism, epsilon, params, sensitivity, sensitivity_params, vocab_size,
-                embedding, seed, oov) -> Privatizer:
+def check_settings(*, pairs: int, draws: int, confidence: float) -> None:
+    """Raise ``ValueError`` for audit settings no audit can run with (:func:`run_audit`)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"audit: confidence must be in (0, 1), got {confidence!r}")
+    if int(draws) < 100 or int(pairs) < 1:
+        raise ValueError("audit: draws must be >= 100 and pairs >= 1")
+
+
+def audit_privatizer(mechanism: str, epsilon: float, *, params: dict | None = None,
+                     sensitivity: str = "none", sensitivity_params: dict | None = None,
+                     vocab_size: int = 10_000, embedding: Embedding | str | None = None,
+                     seed: int = 0, oov: str = "unk") -> Privatizer:
+    """The privatizer :func:`run_audit` audits: the mechanism's natural mapping (``nearest``
+    for an additive mechanism, ``none`` for a selection one) over ``embedding`` (default: the
+    first ``vocab_size`` GloVe 6B 50d words). A bad configuration raises ``ValueError`` (or
+    :class:`bench.registry.UnknownNameError` for a name)."""
     from bench.mechanisms import MECHANISMS
 
     kind = MECHANISMS.get(mechanism).kind
@@ -111,7 +125,7 @@ def _privatizer(mechanism, epsilon, params, sensitivity, sensitivity_params, voc
                                                                             vocab_size)
     return Privatizer.build(mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity,
                             mapping="none" if kind == "selection" else "nearest", seed=seed,
-                            embedding=emb, oov=oov, mechanism_params=params,
+                            embedding=emb, oov=oov, mechanism_params=params or {},
                             sensitivity_params=sensitivity_params)
 
 
@@ -154,13 +168,12 @@ def run_audit(
     Returns:
         An :class:`AuditReport`; ``report.violations`` lists the rows exceeding the claim.
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"audit: confidence must be in (0, 1), got {confidence!r}")
-    if int(draws) < 100 or int(pairs) < 1:
-        raise ValueError("audit: draws must be >= 100 and pairs >= 1")
+    check_settings(pairs=pairs, draws=draws, confidence=confidence)
     t0 = time.perf_counter()
-    p = privatizer or _privatizer(mechanism, epsilon, params or {}, sensitivity,
-                                  sensitivity_params, vocab_size, embedding, seed, oov)
+    p = privatizer or audit_privatizer(mechanism, epsilon, params=params, sensitivity=sensitivity,
+                                       sensitivity_params=sensitivity_params,
+                                       vocab_size=vocab_size, embedding=embedding, seed=seed,
+                                       oov=oov)
     rng = np.random.default_rng([seed, 7])
     chosen = choose_pairs(p, int(pairs), rng)
     table = _Rows(p)
@@ -363,15 +376,17 @@ def cli_audit(
     seed: int = 0,
     oov: str = "unk",
     results_dir: str | Path | None = "results/audit",
+    privatizer: Privatizer | None = None,
 ) -> tuple[str, int]:
     """``bench audit``: run, write the status file, return (printed text, exit code).
 
-    Exit code 0 on PASS, 1 on a VIOLATION (bad arguments raise ``ValueError`` for the CLI's
-    exit 2).
+    Exit code 0 on PASS, 1 on a VIOLATION. Bad arguments raise ``ValueError``; ``bench audit``
+    checks them first (:func:`check_settings`, :func:`audit_privatizer`, whose ``privatizer``
+    it passes in), so that only they are reported as bad input (exit code 2).
     """
     report = run_audit(mechanism, epsilon, params=params, sensitivity=sensitivity,
                        vocab_size=vocab_size, pairs=pairs, draws=draws, confidence=confidence,
-                       seed=seed, oov=oov)
+                       seed=seed, oov=oov, privatizer=privatizer)
     text = report.table()
     if results_dir is not None:
         text += f"status written to {write_audit_status(report, results_dir)}\n"

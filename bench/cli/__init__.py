@@ -21,10 +21,13 @@ Commands:
     bench audit -m MECH -e EPS [-p key=value] [--sensitivity S] [--draws N] [--pairs N]
     bench demo
 
-Bad input gets one clear line on stderr and exit code 2; nothing is written.
+Bad input (a :class:`bench.errors.InputError`) gets one clear line on stderr and exit code 2;
+nothing is written. A check that fails exits with code 1. Any other exception is an internal
+error, a bug in bench: one line ``bench: internal error: <type>: <message>`` and exit code 1;
+``bench -v`` prints its traceback. ``bench --version`` prints the installed package's version.
 
 One module per group of commands, each holding its commands and their parsers:
-:mod:`~bench.cli.components` (ls, privatize, data, embeddings), :mod:`~bench.cli.grid`
+:mod:`~bench.cli.components` (ls, privatize, data, embeddings), :mod:`~bench.cli.run`
 (validate, run, mlflow-sync, dask-worker), :mod:`~bench.cli.report` (report, leaderboard),
 :mod:`~bench.cli.checks` (audit, verify, migrate, reference), :mod:`~bench.cli.sign` (keygen,
 sign), :mod:`~bench.cli.tools` (perf, demo); :mod:`~bench.cli.common` holds the exit codes and
@@ -37,7 +40,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import traceback
 
+import bench
 from bench.cli.checks import (
     add_audit_parser,
     add_migrate_parser,
@@ -45,12 +50,14 @@ from bench.cli.checks import (
     add_verify_parser,
 )
 from bench.cli.common import (
+    EXIT_FAILED,
     EXIT_USAGE,
     AuditViolation,
     ReferenceMismatch,
     RunFailed,
     UsageError,
     VerifyFailed,
+    error_text,
 )
 from bench.cli.components import (
     add_data_parser,
@@ -58,18 +65,20 @@ from bench.cli.components import (
     add_ls_parser,
     add_privatize_parser,
 )
-from bench.cli.grid import (
+from bench.cli.report import add_leaderboard_parser, add_report_parser
+from bench.cli.run import (
     add_dask_worker_parser,
     add_measure_parser,
     add_mlflow_sync_parser,
     add_run_parser,
     add_validate_parser,
 )
-from bench.cli.report import add_leaderboard_parser, add_report_parser
 from bench.cli.sign import add_keygen_parser, add_sign_parser
 from bench.cli.tools import add_demo_parser, add_perf_parser, add_platform_parser
+from bench.errors import InputError
 
 __all__ = [
+    "EXIT_FAILED",
     "EXIT_USAGE",
     "AuditViolation",
     "ReferenceMismatch",
@@ -86,7 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     ``bench --help`` lists them."""
     p = argparse.ArgumentParser(prog="bench", description="Word-level DP text privatization "
                                 "benchmark suite.")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log progress to stderr; an internal error prints its traceback")
+    p.add_argument("--version", action="version", version=f"bench {bench.__version__}",
+                   help="print the installed version of bench and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     add_ls_parser(sub)
@@ -113,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``bench`` command line; returns the exit code: 0, 1 (a check failed) or 2."""
+    """Run the ``bench`` command line; returns the exit code: 0, 1 (a check failed, or an
+    internal error) or 2 (bad input: a :class:`bench.errors.InputError`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -125,26 +138,42 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         text = args.func(args)
+    except InputError as e:  # bad input: UsageError and the library's declared input errors
+        print(f"bench: error: {error_text(e)}", file=sys.stderr)
+        return EXIT_USAGE
     except AuditViolation:
         print("bench: audit found a VIOLATION of the claimed guarantee", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except ReferenceMismatch as e:
         print(f"bench: the committed reference of {e.args[0]} does not check out",
               file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except VerifyFailed as e:
         print(f"bench: {e.args[0]} has problems (see above)", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except RunFailed as e:
         from bench.results.layout import CELLS, ERROR
 
         print(f"bench: {e.args[0]} cell(s) failed; see results/{CELLS}/*/{ERROR}",
               file=sys.stderr)
-        return 1
-    except (UsageError, ValueError, KeyError, FileNotFoundError) as e:
-        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-        print(f"bench: error: {msg}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_FAILED
+    except Exception as e:  # anything else is a bug in bench, never "bad input"
+        return _internal_error(e, verbose=args.verbose)
     if text:
         sys.stdout.write(text)
     return 0
+
+
+def _internal_error(e: Exception, *, verbose: bool) -> int:
+    """Report an exception no command declared as bad input: a bug in bench (exit code 1).
+
+    One line names its type and message; ``-v`` prints the traceback above it.
+    """
+    if verbose:
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    msg = " ".join(str(e).split())  # as Python's last traceback line has it, on one line
+    print(f"bench: internal error: {type(e).__name__}{': ' + msg if msg else ''}",
+          file=sys.stderr)
+    if not verbose:
+        print("bench: run with -v for the traceback", file=sys.stderr)
+    return EXIT_FAILED

@@ -22,18 +22,26 @@ from bench.cli.common import (
     VerifyFailed,
     check_folder,
     key_values,
+    user_argument,
 )
 
 
 def cmd_audit(args) -> str:
     """``bench audit``: the audit report; :class:`AuditViolation` on a violation."""
-    from bench.audit import cli_audit
+    from bench.audit import audit_privatizer, check_settings, cli_audit
 
     check_folder(args.results_dir, "--results-dir")
-    text, code = cli_audit(args.mechanism, args.epsilon, params=key_values(args.param, "--param"),
+    params = key_values(args.param, "--param")
+    with user_argument():  # the user's settings, mechanism, epsilon and parameters
+        check_settings(pairs=args.pairs, draws=args.draws, confidence=args.confidence)
+        privatizer = audit_privatizer(args.mechanism, args.epsilon, params=params,
+                                      sensitivity=args.sensitivity, vocab_size=args.vocab_size,
+                                      seed=args.seed, oov=args.oov)
+    text, code = cli_audit(args.mechanism, args.epsilon, params=params,
                            sensitivity=args.sensitivity, vocab_size=args.vocab_size,
                            pairs=args.pairs, draws=args.draws, confidence=args.confidence,
-                           seed=args.seed, oov=args.oov, results_dir=args.results_dir)
+                           seed=args.seed, oov=args.oov, results_dir=args.results_dir,
+                           privatizer=privatizer)
     if code:
         sys.stdout.write(text)
         raise AuditViolation()
@@ -73,13 +81,13 @@ def cmd_reference_compare(args) -> str:
 
 def cmd_verify(args) -> str:
     """``bench verify``: the integrity report; :class:`VerifyFailed` if problems remain."""
+    from bench.results.layout import check_results
     from bench.verify import verify_results
 
-    try:
-        report = verify_results(args.results, args.tracking_uri, repair=args.repair,
-                                seal=args.seal)
-    except FileNotFoundError as e:
-        raise UsageError(str(e)) from None
+    # the folder first, as verify_results refuses it: no cells/, or a cells/, damaged/ or
+    # locks/ that is a symbolic link, is bad input (NoResultsError, UnsafeResultsError)
+    check_results(args.results, writes=True)
+    report = verify_results(args.results, args.tracking_uri, repair=args.repair, seal=args.seal)
     if not report.ok:
         sys.stdout.write(report.text())
         raise VerifyFailed(str(args.results))
@@ -90,10 +98,7 @@ def cmd_migrate(args) -> str:
     """``bench migrate``: re-key cells written before 0.4.0 (:mod:`bench.migrate`)."""
     from bench.migrate import migrate_results
 
-    try:
-        return migrate_results(args.results).text()
-    except FileNotFoundError as e:
-        raise UsageError(str(e)) from None
+    return migrate_results(args.results).text()  # no cells/: NoResultsError, bad input
 
 
 def cmd_reference_prune(args) -> str:

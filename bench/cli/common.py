@@ -1,9 +1,13 @@
 """What every ``bench`` command shares: the exit codes, the errors that set them, and small
 helpers for arguments and output.
 
-Bad input is a :class:`UsageError` (one line on stderr, exit code 2); a check that ran and
-failed is one of :class:`AuditViolation`, :class:`ReferenceMismatch`, :class:`VerifyFailed`,
-:class:`RunFailed` (exit code 1). :func:`bench.cli.main` turns each into its message and code.
+Bad input is a :class:`bench.errors.InputError` -- a :class:`UsageError` here, or the input
+error a library function raised -- reported as one line on stderr, exit code 2. A command turns
+the ``ValueError`` a library function raises while checking the user's own argument into a
+:class:`UsageError` at that call (:func:`user_argument`). A check that ran and failed is one
+of :class:`AuditViolation`, :class:`ReferenceMismatch`, :class:`VerifyFailed`,
+:class:`RunFailed` (exit code 1). Anything else is an internal error (exit code 1, the
+traceback under ``bench -v``). :func:`bench.cli.main` turns each into its message and code.
 
 Example:
     >>> key_values(["C=1.0", "calibrate=false"], "--param")
@@ -12,19 +16,52 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from bench.errors import InputError
+
 EXIT_USAGE = 2
-"""Exit code of bad input (a :class:`UsageError`, or an argument argparse refuses)."""
+"""Exit code of bad input (an :class:`~bench.errors.InputError`, or an argument argparse
+refuses)."""
+
+EXIT_FAILED = 1
+"""Exit code of a check that failed, and of an internal error (a bug in bench)."""
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """A bad argument: reported as one line on stderr, exit code 2."""
+
+
+@contextlib.contextmanager
+def user_argument(*kinds: type[Exception]) -> Iterator[None]:
+    """Turn a ``ValueError`` (or ``kinds``) raised inside the block into a :class:`UsageError`.
+
+    For the one call that checks the user's own arguments (a mechanism built from ``-m`` and
+    ``-e``): its ``ValueError`` says what is wrong with them. Keep the block to that call, so
+    that a bug elsewhere is not mistaken for bad input.
+
+    Example:
+        >>> with user_argument():
+        ...     make_mechanism(args.mechanism, epsilon=args.epsilon)
+    """
+    try:
+        yield
+    except InputError:
+        raise
+    except (ValueError, *kinds) as e:
+        raise UsageError(error_text(e)) from e
+
+
+def error_text(e: BaseException) -> str:
+    """The message of ``e`` (a ``KeyError``'s without the quotes ``str`` adds)."""
+    return str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
 
 
 def check_folder(path: str, option: str) -> None:

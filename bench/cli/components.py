@@ -15,7 +15,7 @@ import codecs
 import sys
 from pathlib import Path
 
-from bench.cli.common import UsageError, atomic_write, key_values, table
+from bench.cli.common import UsageError, atomic_write, key_values, table, user_argument
 
 
 def cmd_ls(args) -> str:
@@ -151,13 +151,16 @@ def cmd_privatize(args) -> str:
     mapping = args.mapping
     if mapping is None:
         mapping = "none" if MECHANISMS.get(args.mechanism).kind == "selection" else "nearest"
-    privatizer = Privatizer.build(
-        mechanism=args.mechanism, epsilon=args.epsilon, sensitivity=args.sensitivity,
-        mapping=mapping, seed=args.seed, vocab_size=args.vocab_size, oov=args.oov,
-        embedding=args.embedding, embedding_path=args.embedding_file,
-        mechanism_params=key_values(args.param, "--param"),
-        sensitivity_params=key_values(args.sensitivity_param, "--sensitivity-param"),
-        mapping_params=key_values(args.mapping_param, "--mapping-param"))
+    params = {"mechanism_params": key_values(args.param, "--param"),
+              "sensitivity_params": key_values(args.sensitivity_param, "--sensitivity-param"),
+              "mapping_params": key_values(args.mapping_param, "--mapping-param")}
+    # the build checks the user's configuration (epsilon, parameters, vocabulary size, the
+    # --embedding-file): its ValueError or missing file is bad input
+    with user_argument(FileNotFoundError):
+        privatizer = Privatizer.build(
+            mechanism=args.mechanism, epsilon=args.epsilon, sensitivity=args.sensitivity,
+            mapping=mapping, seed=args.seed, vocab_size=args.vocab_size, oov=args.oov,
+            embedding=args.embedding, embedding_path=args.embedding_file, **params)
     if not privatizer.mapping.outputs_text and privatizer.mechanism.kind == "additive":
         raise UsageError("mapping 'none' gives vectors, not text: use --mapping nearest or "
                          "vickrey with bench privatize")

@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from bench.cli.common import UsageError
+from bench.cli.common import UsageError, user_argument
 
 
 def cmd_perf(args) -> str:
@@ -19,6 +19,10 @@ def cmd_perf(args) -> str:
     if args.tokens < 1:
         raise UsageError(f"--tokens must be >= 1 (tokens privatized per mechanism), got "
                          f"{args.tokens}")
+    from bench.embeddings import load_embedding
+
+    with user_argument():  # --vocab-size: the first N GloVe 6B 50d words (loaded again: 0.1 s)
+        load_embedding("glove-6b-50d", args.vocab_size)
     if args.peers:
         from bench.tools.peers import run_peers
 

@@ -9,8 +9,10 @@ expected and where.
 
 from __future__ import annotations
 
+from bench.errors import InputError
 
-class DatasetError(Exception):
+
+class DatasetError(InputError):
     """Base class of every dataset error (catch this to report any of them)."""
 
 

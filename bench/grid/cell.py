@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.grid.components import component_defaults, mechanism_kind
 from bench.grid.frozen import FrozenDict, canonical_json, freeze, thaw
-from bench.grid.schema import BASELINE, DATA_KEY
+from bench.grid.schema import DATA_KEY, is_baseline
 
 _HASH_HEX = 16
 
@@ -68,8 +68,8 @@ class Cell:
     # -- identity ----------------------------------------------------------------------------
     @property
     def is_baseline(self) -> bool:
-        """Whether this is an unprivatized baseline cell."""
-        return self.mechanism == BASELINE
+        """Whether this is an unprivatized baseline cell (:func:`bench.grid.schema.is_baseline`)."""
+        return is_baseline(self.mechanism)
 
     @property
     def has_rewriter(self) -> bool:
@@ -257,7 +257,7 @@ def privatization_hash(cell: Cell, dataset_hash: str | None = None,
     ``mapping=False`` leaves the word mapping out: cells equal under it perturb the same
     vectors with the same noise (an additive mechanism draws its noise before, and
     independently of, the mapping), so their nearest-word searches are one search
-    (:func:`bench.run.grid.plan`)."""
+    (:func:`bench.run.runner.plan`)."""
     spec = _hashable_spec(cell)
     s = cell.settings
     payload = {

@@ -8,8 +8,10 @@ keys) and validation (unknown components) both use it.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from bench.errors import InputError
 
 AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "sensitivity", "mapping", "rewriter",
                          "epsilon", "seed")
@@ -28,6 +30,20 @@ TOP_KEYS: tuple[str, ...] = ("name", "description", "extends", "axes", "exclude"
 
 BASELINE = "none"
 """Mechanism name of the baseline cells (no privatization, ε = ∞)."""
+
+
+def is_baseline(mechanism: Any) -> bool:
+    """The one rule for a baseline: its mechanism's name is :data:`BASELINE`.
+
+    ``mechanism``: a name, a stored spec (``{"mechanism": {"name": ...}, ...}``) or a spec's
+    mechanism entry (``{"name": ...}``). Not ε = ∞, not a label: a privatized cell claiming
+    ε = ∞ is a privatized cell. :class:`bench.grid.Cell`, the cell record, the report's
+    configurations and the leaderboard's rows all ask this function."""
+    if isinstance(mechanism, Mapping) and "mechanism" in mechanism:
+        mechanism = mechanism["mechanism"]
+    if isinstance(mechanism, Mapping):
+        mechanism = mechanism.get("name")
+    return mechanism == BASELINE
 
 DATA_KEY = "data"
 """Key of a cell's dataset config holding the content digest of the dataset's file
@@ -84,7 +100,7 @@ PROBE_EPSILONS: tuple[float, ...] = (1.0, 0.1, 10.0, 100.0)
 valid parameters must construct at one of them."""
 
 
-class GridError(ValueError):
+class GridError(InputError, ValueError):
     """A malformed grid file; the message names the file and the key."""
 
 

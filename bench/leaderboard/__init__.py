@@ -6,7 +6,7 @@ and entries with their scores, bootstrap intervals and ranks (:mod:`~bench.leade
 :mod:`~bench.leaderboard.rank`) -> ``leaderboard.json`` and the page
 (:mod:`~bench.leaderboard.page`, its script and style in ``static/``). ``bench report``'s
 ``leaderboard.html`` is the same builder and page on one folder
-(:mod:`~bench.leaderboard.grid`). ``docs/leaderboard.md`` documents the score and the schema.
+(:mod:`~bench.leaderboard.report_page`). ``docs/leaderboard.md`` documents the score and the schema.
 
 Example:
     >>> doc = build_leaderboard(["results", "../other/results"], out="board")

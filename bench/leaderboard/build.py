@@ -8,7 +8,7 @@ allowed); an *entry* is one configuration on a board, its points are its ε valu
 ``docs/leaderboard.md`` documents every field.
 
 This is the one builder of both leaderboard pages: ``bench leaderboard`` runs it on many
-sources, ``bench report`` on the one folder it reports (:mod:`bench.leaderboard.grid`).
+sources, ``bench report`` on the one folder it reports (:mod:`bench.leaderboard.report_page`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import math
 import re
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,16 +28,17 @@ from typing import Any
 import numpy as np
 
 import bench
+from bench.analysis.baseline import BaselineIndex
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
 from bench.leaderboard.titles import BoardInfo, describe_board, titles
 from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
+from bench.report.guarantees import describe_guarantee
 from bench.report.measures import MEASURE_LABELS, point_measures
 from bench.report.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
 from bench.report.results import CellRecord, Group, dig, group_cells
-from bench.report.tables import describe_guarantee
 
 SCHEMA = "bench-leaderboard"
 SCHEMA_VERSION = 1
@@ -230,8 +232,16 @@ def _board_info(board: _Board) -> BoardInfo:
 
 
 def _baseline_for(board: _Board, row: Row) -> Row | None:
-    same = [b for b in board.baselines if b.model == row.model]
-    return next((b for b in same if b.suite == row.suite), same[0] if same else None)
+    """The board's baseline row holding the baselines of the row's cells, each paired by the
+    one rule (:class:`bench.analysis.baseline.BaselineIndex`); the most common where the
+    seeds disagree, None where no cell has one."""
+    index: BaselineIndex[int] = BaselineIndex()
+    for i, b in enumerate(board.baselines):
+        for r in b.records():
+            index.add(r.spec, r.dataset_hash, i, r.suite_version)
+    found = Counter(i for r in row.records()
+                    if (i := index.find(r.spec, r.dataset_hash, r.suite_version)) is not None)
+    return board.baselines[min(found, key=lambda i: (-found[i], i))] if found else None
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """``leaderboard.html``: one self-contained page for a ``leaderboard.json``.
 
 The one page of both leaderboards: ``bench leaderboard`` (many sources merged) and the per-grid
-page of ``bench report`` (:mod:`bench.leaderboard.grid`, one folder). :func:`render_page` takes
-the parsed ``leaderboard.json`` (``docs/leaderboard.md``, schema version 1) and returns one
+page of ``bench report`` (:mod:`bench.leaderboard.report_page`, one folder). :func:`render_page`
+takes the parsed ``leaderboard.json`` (``docs/leaderboard.md``, schema version 1) and returns one
 HTML file that needs nothing else: CSS and JavaScript inlined from this package's data files
 (``static/leaderboard.css``, ``static/leaderboard.js``, read with :mod:`importlib.resources`), a
 Content-Security-Policy that forbids every network load, and the data embedded once as JSON in a

@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.analysis.baseline import BaselineIndex, is_baseline
 from bench.leaderboard.merge import MergedCell, platform_of
-from bench.verify import baseline_key, recompute_refusal
+from bench.verify import recompute_refusal
 
 VERIFIED, REFUTED, UNVERIFIED = "verified", "refuted", "unverified"
 """An entry's verification status."""
@@ -74,13 +75,10 @@ class Recomputer:
         self.work = work
         self.platform = platform()
         self.checked: dict[str, CellCheck] = {}
-        self.baselines: dict[str, str] = {}
+        self.baselines: BaselineIndex[str] = BaselineIndex()  # the one pairing rule
         for h, m in cells.items():
-            try:
-                if m.spec["mechanism"]["name"] == "none":
-                    self.baselines[baseline_key(m.spec)] = h
-            except (KeyError, TypeError):
-                continue
+            if isinstance(m.spec, dict) and is_baseline(m.spec):
+                self.baselines.add(m.spec, None, h)
 
     def check(self, h: str) -> CellCheck:
         """The recomputation of cell ``h`` (computed once, then remembered)."""
@@ -99,7 +97,7 @@ class Recomputer:
         from bench.results.layout import cell_dir
         from bench.results.record import read_metrics
         from bench.results.store import write_cell
-        from bench.run.cell import run_cell
+        from bench.run.worker import run_cell
 
         m = self.cells[h]
         why = self._why_not(m.spec)
@@ -113,7 +111,7 @@ class Recomputer:
             srcs = sorted({c.source for c in m.copies})
             return CellCheck(h, "differs", "its spec does not hash to its name", srcs,
                              ["spec: does not hash to the cell's name"])
-        bh = None if cell.is_baseline else self.baselines.get(baseline_key(m.spec))
+        bh = None if cell.is_baseline else self.baselines.find(m.spec)
         if bh:
             b = self.cells[bh]
             write_cell(cell_dir(self.work, bh), b.spec, b.metrics, provenance={})

@@ -42,8 +42,9 @@ class Row:
 
     @property
     def is_baseline(self) -> bool:
-        """Whether this is the unprivatized baseline."""
-        return self.mechanism == "none"
+        """Whether this is the unprivatized baseline (its configurations' :attr:`Config.baseline
+        <bench.report.results.Config.baseline>`)."""
+        return any(g.config.is_baseline for g in self.by_eps.values())
 
     @property
     def config(self) -> str:
@@ -61,7 +62,7 @@ def rows_by_config(groups: Sequence[Group]) -> list[Row]:
     rows: dict[tuple, Row] = {}
     for g in groups:
         c = g.config
-        key = (c.dataset, c.model, c.sensitivity, c.mechanism != "none", c.mechanism, c.mapping,
+        key = (c.dataset, c.model, c.sensitivity, not c.is_baseline, c.mechanism, c.mapping,
                c.suite_version)
         row = rows.setdefault(key, Row(c.dataset, c.model, c.sensitivity, c.mechanism,
                                        c.mapping, c.suite_version))

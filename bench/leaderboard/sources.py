@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench.errors import InputError
 from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
 from bench.results.record import hash_problem, scan, validate
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class LeaderboardError(ValueError):
+class LeaderboardError(InputError, ValueError):
     """Bad input for ``bench leaderboard``: the message names the source or file."""
 
 

@@ -45,9 +45,6 @@ from bench.metrics.loss import LOSS
 from bench.metrics.membership import MIA_ACCURACY, MIA_ADVANTAGE, MIA_AUC
 from bench.metrics.rewrite import bertscore, bleu, n_w, rewrite_scores, rouge1
 
-MetricInfo = Metric
-"""The old name of :class:`Metric` (a plugin's ``MetricInfo(...)`` record still works)."""
-
 
 def __getattr__(name: str) -> Any:
     """``REWRITE_METRICS``: the names of the registered rewrite metrics, in their order (read
@@ -69,7 +66,6 @@ __all__ = [
     "REWRITE_METRICS",
     "ChanceLevel",
     "Metric",
-    "MetricInfo",
     "bertscore",
     "bleu",
     "chance_level",

@@ -26,7 +26,7 @@ import logging
 
 from bench.report.audits import AuditRecord, AuditSet, load_audits
 from bench.report.build import ReportSummary, build_report, cli_report, headline_metrics
-from bench.report.leaderboard import render_leaderboard
+from bench.report.guarantees import guarantee_table
 from bench.report.plots import render_curves, write_curves
 from bench.report.privacy import select_privacy
 from bench.report.results import (
@@ -40,7 +40,9 @@ from bench.report.results import (
     group_cells,
     load_results,
 )
-from bench.report.tables import Table, guarantee_table, rewrite_tables, tradeoff_tables
+from bench.report.rewrite import rewrite_tables
+from bench.report.table import Table
+from bench.report.tradeoff import tradeoff_tables
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +66,6 @@ __all__ = [
     "load_audits",
     "load_results",
     "render_curves",
-    "render_leaderboard",
     "rewrite_tables",
     "select_privacy",
     "tradeoff_tables",

@@ -4,7 +4,7 @@ Layout of the output folder::
 
     index.md                 summary: cells, groups, warnings, failed cells, list of files
     metrics.json             headline numbers per configuration (``dvc metrics show``)
-    leaderboard.html         the leaderboard of these cells (bench.leaderboard.grid)
+    leaderboard.html         the leaderboard of these cells (bench.leaderboard.report_page)
     tables/<name>.{md,tex,csv}   tradeoff_<sensitivity>, rewrite_<dataset>, measures_<dataset>,
                              guarantees
     curves.csv               the plotted points, tidy (``dvc plots show``)
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.report.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
-from bench.report.leaderboard import render_leaderboard
+from bench.report.guarantees import guarantee_table
 from bench.report.measures import measures_tables
 from bench.report.plots import write_curves
 from bench.report.privacy import (
@@ -67,17 +67,10 @@ from bench.report.results import (
     group_cells,
     load_results,
 )
-from bench.report.tables import (
-    Table,
-    csv_num,
-    delta_test,
-    guarantee_table,
-    interval_note,
-    rewrite_tables,
-    tradeoff_tables,
-    utility_ci,
-)
-from bench.report.tables import md_text as _md  # names and messages as plain Markdown text
+from bench.report.rewrite import rewrite_tables
+from bench.report.table import Table, csv_num, interval_note
+from bench.report.table import md_text as _md  # names and messages as plain Markdown text
+from bench.report.tradeoff import delta_test, tradeoff_tables, utility_ci
 from bench.results.layout import REPORT_METRICS
 
 logger = logging.getLogger(__name__)
@@ -434,6 +427,9 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
                         adversary: str | None) -> list[str]:
     """Tables, plots, leaderboard.html, metrics.json and index.md into the folder ``tmp``;
     the plots' paths relative to it."""
+    # imported here: bench.leaderboard reads cells through bench.report
+    from bench.leaderboard.report_page import render_grid_page as render_leaderboard
+
     for t in tables:
         t.notes.extend(f"Warning: {w}" for w in warnings)
         t.write(tmp / "tables")

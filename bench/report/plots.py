@@ -36,7 +36,8 @@ from typing import Any
 
 from bench.report.privacy import NO_VALID, describe_choice, group_privacy
 from bench.report.results import Group, Stat, fmt_eps
-from bench.report.tables import csv_num, csv_text, slug, utility_ci
+from bench.report.table import csv_num, csv_text, slug
+from bench.report.tradeoff import utility_ci
 
 logger = logging.getLogger(__name__)
 

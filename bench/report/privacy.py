@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.analysis.baseline import BaselineIndex
 from bench.report.results import (
     CellRecord,
     Group,
@@ -149,34 +150,20 @@ def _canon(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _baseline_key(rec: CellRecord, settings: bool = True) -> str:
-    key = [component(rec.spec, "dataset"), component(rec.spec, "model"), rec.seed,
-           rec.suite_version, rec.dataset_hash]
-    if settings:
-        key.append(rec.spec.get("settings") or {})
-    return _canon(key)
-
-
-def baseline_index(cells: Iterable[CellRecord]) -> dict[str, list[CellRecord]]:
-    """Baseline cells by their matching key (with and without the grid settings)."""
-    out: dict[str, list[CellRecord]] = {}
+def baseline_index(cells: Iterable[CellRecord]) -> BaselineIndex[CellRecord]:
+    """The baseline cells, indexed by the one pairing rule (:mod:`bench.analysis.baseline`)."""
+    index: BaselineIndex[CellRecord] = BaselineIndex()
     for r in cells:
         if r.is_baseline:
-            out.setdefault("s" + _baseline_key(r), []).append(r)
-            out.setdefault("n" + _baseline_key(r, False), []).append(r)
-    return out
+            index.add(r.spec, r.dataset_hash, r, r.suite_version)
+    return index
 
 
-def baseline_of(rec: CellRecord, index: Mapping[str, list[CellRecord]]) -> CellRecord | None:
-    """The baseline of a cell: same dataset, model, seed, suite, data (and settings)."""
+def baseline_of(rec: CellRecord, index: BaselineIndex[CellRecord]) -> CellRecord | None:
+    """The baseline of a cell (itself for a baseline): :meth:`BaselineIndex.find`."""
     if rec.is_baseline:
         return rec
-    found = index.get("s" + _baseline_key(rec)) or []
-    if not found:  # another grid's baseline, identical but for the settings: only if unique
-        found = index.get("n" + _baseline_key(rec, False)) or []
-        if len(found) != 1:
-            return None
-    return found[0]
+    return index.find(rec.spec, rec.dataset_hash, rec.suite_version)
 
 
 def _normalize_headline(rec: CellRecord, metrics: dict[str, Any]) -> None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from bench.errors import InputError
 from bench.grid.schema import DATA_KEY
 from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
 from bench.results import layout
@@ -51,7 +52,7 @@ _PRIVATIZATION = ("sensitivity", "mechanism", "mapping")
 """Components a baseline cell does not use (labelled by name only)."""
 
 
-class ReportError(ValueError):
+class ReportError(InputError, ValueError):
     """Bad input for the report (missing results folder, unknown grid, unsafe output folder)."""
 
 
@@ -321,16 +322,19 @@ class Config:
     rewriter: str = "none"
     """Rewriter label (``none`` for cells without one; the mapping label then ends in
     ``→ <rewriter>``)."""
+    baseline: bool = False
+    """Whether its cells are unprivatized baselines (:func:`bench.grid.schema.is_baseline`
+    of their specs: a privatized cell claiming ε = ∞ is not one)."""
 
     @property
     def is_baseline(self) -> bool:
-        """Whether this is the unprivatized baseline."""
-        return self.mechanism == "none" or math.isinf(self.epsilon)
+        """Whether this is the unprivatized baseline (:attr:`baseline`)."""
+        return self.baseline
 
     @property
     def order(self) -> tuple:
         """Stable sort key: sensitivity, mapping, mechanism (baseline first), model, dataset, ε."""
-        return (self.sensitivity, self.mapping, self.rewriter, self.mechanism != "none",
+        return (self.sensitivity, self.mapping, self.rewriter, not self.baseline,
                 self.mechanism, self.model, self.dataset, self.epsilon, self.ident)
 
     @property
@@ -496,7 +500,7 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
         ident = _canon({k: [d[k][0], d[k][1]] for k in d} | {"epsilon": fmt_eps(eps)})
         cfg = Config(labels["dataset"], labels["model"], labels["sensitivity"],
                      labels["mechanism"], labels["mapping"], eps, ident, r.suite_version,
-                     rewriter)
+                     rewriter, r.is_baseline)
         g = groups.setdefault(ident, Group(cfg, []))
         if any(x.seed == r.seed for x in g.records):  # same config + seed twice: never pool
             warnings.append(f"cells {g.records[0].hash} and {r.hash} have the same "

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.errors import InputError
+
 CELLS = "cells"
 """Folder of the cell folders."""
 SPEC = "spec.json"
@@ -114,3 +116,31 @@ def cell_folders(results: str | Path) -> list[Path]:
     by name)."""
     return sorted(p for p in cells_dir(results).iterdir()
                   if p.is_dir() and not p.name.startswith("."))
+
+
+class NoResultsError(InputError, FileNotFoundError):
+    """A folder given as a results folder holds no ``cells/`` (bad input)."""
+
+
+class UnsafeResultsError(InputError, ValueError):
+    """A results folder whose ``cells/``, ``damaged/`` or ``locks/`` is a symbolic link, so that
+    a command moving or writing cells would write outside it (bad input)."""
+
+
+def check_results(results: str | Path, *, writes: bool = False) -> Path:
+    """``results`` as a :class:`~pathlib.Path`, checked before a command reads (or, with
+    ``writes``, moves and writes) its cells.
+
+    Raises:
+        NoResultsError: ``<results>/cells`` is not a folder.
+        UnsafeResultsError: ``writes`` and ``cells/``, ``damaged/`` or ``locks/`` is a symbolic
+            link (nothing is read through it, nothing written).
+    """
+    results = Path(results)
+    if not cells_dir(results).is_dir():
+        raise NoResultsError(f"no results under {cells_dir(results)}")
+    for sub_folder in (CELLS, DAMAGED, LOCKS) if writes else ():
+        if (results / sub_folder).is_symlink():
+            raise UnsafeResultsError(f"{results / sub_folder} is a symbolic link: bench reads and "
+                                     f"writes only inside {results}; nothing was changed")
+    return results

@@ -24,6 +24,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from bench.errors import InputError
+from bench.grid.schema import is_baseline
 from bench.results import layout
 from bench.results.sections import CellMetrics, upgrade
 from bench.results.store import (
@@ -84,9 +86,8 @@ class CellRecord:
 
     @property
     def is_baseline(self) -> bool:
-        """Whether this is the unprivatized baseline (mechanism ``none``)."""
-        mech = self.spec.get("mechanism")
-        return (mech.get("name") if isinstance(mech, Mapping) else mech) == "none"
+        """Whether this is the unprivatized baseline (:func:`bench.grid.schema.is_baseline`)."""
+        return is_baseline(self.spec)
 
     @property
     def suite_version(self) -> str:
@@ -149,7 +150,7 @@ class Scan:
     """Cells read without a manifest (no integrity check possible)."""
 
 
-class RecordError(ValueError):
+class RecordError(InputError, ValueError):
     """A cell folder that cannot be read as a cell (the message says why)."""
 
 
@@ -294,8 +295,7 @@ def scan(results: str | Path, keep: Callable[[Mapping[str, Any]], bool] | None =
     Raises:
         FileNotFoundError: ``<results>/cells`` is not a folder.
     """
-    if not layout.cells_dir(results).is_dir():
-        raise FileNotFoundError(f"no results under {layout.cells_dir(results)}")
+    layout.check_results(results)  # layout.NoResultsError: a FileNotFoundError, bad input
     out = Scan()
     for folder in layout.cell_folders(results):
         try:

@@ -35,6 +35,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench.errors import InputError
 from bench.results import layout
 from bench.results.store import check_cell, read_regular, write_json
 
@@ -52,7 +53,7 @@ _KEY = re.compile(r"ed25519:([0-9a-f]{64})")
 _SIG = re.compile(r"[0-9a-f]{128}")
 
 
-class SignatureError(ValueError):
+class SignatureError(InputError, ValueError):
     """A signature, key or keyring that cannot be used (the message says why)."""
 
 

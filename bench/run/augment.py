@@ -62,7 +62,7 @@ class MeasureSummary:
                  f"(run them with bench run), {len(self.failed)} failed "
                  f"({self.seconds:.1f} s)"]
         if self.measures:
-            from bench.run.grid import measure_times_text
+            from bench.run.runner import measure_times_text
 
             lines.append("  measures added, summed over the cells: "
                          + measure_times_text(self.measures))
@@ -176,8 +176,8 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
     (see the module docstring)."""
     from threadpoolctl import threadpool_limits
 
-    from bench.run.cell import CELL_BLAS_THREADS
-    from bench.run.grid import dataset_hashes, measure_times
+    from bench.run.runner import dataset_hashes, measure_times
+    from bench.run.worker import CELL_BLAS_THREADS
 
     t0 = time.perf_counter()
     results = Path(results)

@@ -1,8 +1,8 @@
 """A cell's inputs, cached per worker process: the dataset, the embedding and the tokens.
 
-A worker runs many cells of one group (:func:`bench.run.grid.plan`); they share one dataset,
+A worker runs many cells of one group (:func:`bench.run.runner.plan`); they share one dataset,
 one embedding table and one tokenization, so these are loaded once per process and kept
-(:func:`bench.run.cell.keep_worker_caches` stops joblib from mistaking that for a leak).
+(:func:`bench.run.worker.keep_worker_caches` stops joblib from mistaking that for a leak).
 
 Example:
     >>> ds = dataset(cell); docs = dataset_tokens(cell, ds); emb = embedding(cell)

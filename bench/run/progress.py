@@ -86,7 +86,7 @@ class RunProgress:
         self.costs: dict[Kind, list[float]] = {}
 
     def finished(self, result: Any) -> None:
-        """Record one cell's outcome (a :class:`bench.run.cell.CellResult`)."""
+        """Record one cell's outcome (a :class:`bench.run.worker.CellResult`)."""
         self.count += 1
         kind = self.kinds.get(result.name)
         if kind is None:

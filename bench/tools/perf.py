@@ -109,7 +109,7 @@ def run_perf(vocab_size: int = 50_000, n_tokens: int = 20_000,
         return out + run_perf(vocab_size, n_tokens, rest, repeats) if rest else out
     from threadpoolctl import threadpool_limits
 
-    from bench.run.cell import CELL_BLAS_THREADS
+    from bench.run.worker import CELL_BLAS_THREADS
 
     emb = load_embedding("glove-6b-50d", vocab_size)
     docs = corpus_tokens(n_tokens)

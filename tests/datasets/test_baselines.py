@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bench.datasets.baselines import lexical_baseline, main
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: baseline_check

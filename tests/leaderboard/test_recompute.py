@@ -11,7 +11,7 @@ import pytest
 
 from bench.leaderboard import build, build_leaderboard, read_sources
 from bench.results.store import seal_cell
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: tinyverify
@@ -102,7 +102,7 @@ def test_a_spec_bench_run_refuses_is_not_recomputed(tmp_path, monkeypatch, edit,
     """Issue 24: `--verify` recomputed whatever a submitted spec asked for (epochs: 1e9), and
     a spec of another format (its dataset config a text) raised AttributeError; now either is
     "not checked", with one line saying why."""
-    import bench.run.cell
+    import bench.run.worker
     from bench.grid import Cell, cell_hash
     from bench.leaderboard.merge import MergedCell
     from bench.leaderboard.recompute import Recomputer
@@ -110,7 +110,7 @@ def test_a_spec_bench_run_refuses_is_not_recomputed(tmp_path, monkeypatch, edit,
     def run_cell(*args, **kwargs):
         raise AssertionError("recomputed a spec that bench run refuses")
 
-    monkeypatch.setattr(bench.run.cell, "run_cell", run_cell)
+    monkeypatch.setattr(bench.run.worker, "run_cell", run_cell)
     spec = json.loads(next(QUICKSTART.glob("cells/*/spec.json")).read_text())
     edit(spec)
     try:  # hashed to its name, as a careful submitter would

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.leaderboard.grid import grid_document
 from bench.leaderboard.page import render_page
+from bench.leaderboard.report_page import grid_document
 from bench.leaderboard.titles import VARIES, base_name, describe_board, titles
 from bench.report import load_results
 from bench.results.record import CellRecord

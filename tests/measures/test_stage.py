@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bench.results.compare import comparable, differences
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: measures

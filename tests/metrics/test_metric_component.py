@@ -10,7 +10,6 @@ from bench.metrics import (
     KINDS,
     METRICS,
     Metric,
-    MetricInfo,
     higher_is_better,
     metric,
     rewrite_metrics,
@@ -58,10 +57,8 @@ def test_higher_is_better_reads_the_component_and_refuses_unknown_names():
     assert not higher_is_better("loss") and not higher_is_better("mia_auc")
     with pytest.raises(UnknownNameError, match="unknown metric 'bleuu'; did you mean 'bleu'"):
         higher_is_better("bleuu")
-    from bench.report.tables import higher_is_better as report_direction
-
-    with pytest.raises(UnknownNameError):  # the report's re-export: no silent True
-        report_direction("test_loss")
+    with pytest.raises(UnknownNameError):  # no silent True
+        higher_is_better("test_loss")
 
 
 def test_metric_checks_its_fields():
@@ -72,7 +69,6 @@ def test_metric_checks_its_fields():
     with pytest.raises(ValueError, match="non-empty name"):
         Metric("", True, "d")
     assert Metric("x", True, "d").label == "x"  # the label defaults to the name
-    assert MetricInfo is Metric  # the old name of the record
 
 
 def test_a_metric_registered_under_another_name_is_refused():

@@ -20,7 +20,7 @@ import pytest
 
 from bench.metrics import METRICS, metric_versions, register_metric, rewrite_scores
 from bench.report.results import CellRecord, group_cells
-from bench.report.tables import rewrite_tables
+from bench.report.rewrite import rewrite_tables
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "bench_chars_kept.py"
 BUILTIN_KEYS = ["n_w", "rouge1", "rouge2", "rougeL", "bleu"]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import build_report, group_cells, load_results, render_leaderboard
+from bench.leaderboard.report_page import render_grid_page
+from bench.report import build_report, group_cells, load_results
 from bench.report.plots import (
     LEGEND_CHARS_PER_INCH,
     LEGEND_HANDLE_CHARS,
@@ -100,7 +101,7 @@ def test_leaderboard_escapes_in_python(results: Path) -> None:
     rs = load_results(results)
     rs.grid = "<i>grid</i>"
     rs.warnings.append("<b>warn</b>")
-    page = render_leaderboard(rs)
+    page = render_grid_page(rs)
     assert page.count("<script") == 2  # the data block and the page's own script
     assert "<title>&lt;i&gt;grid&lt;/i&gt; leaderboard</title>" in page
     assert "<li>&lt;b&gt;warn&lt;/b&gt;</li>" in page  # a problem line of the header

@@ -3,8 +3,9 @@ measured Original column, and are never pooled with plain vector-output cells.""
 
 from pathlib import Path
 
+from bench.report.guarantees import guarantee_table
 from bench.report.results import CellRecord, group_cells
-from bench.report.tables import guarantee_table, rewrite_tables
+from bench.report.rewrite import rewrite_tables
 
 AE = {"name": "autoencoder", "params": {"corpus": "public", "epochs": 10}, "version": "1"}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.report import build_report
-from bench.report.tables import Table, Value, csv_cell, md_text
+from bench.report.table import Table, Value, csv_cell, md_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results" / "basic"
 

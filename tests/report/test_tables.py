@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from bench.report import ReportError, build_report, cli_report, group_cells, load_results
-from bench.report.tables import guarantee_table, rewrite_tables, tex_escape, tradeoff_tables
+from bench.report.guarantees import guarantee_table
+from bench.report.rewrite import rewrite_tables
+from bench.report.table import tex_escape
+from bench.report.tradeoff import tradeoff_tables
 
 # "\x20\x20" at a line end: a Markdown hard line break (two trailing spaces), written
 # escaped so that editors that strip trailing whitespace keep it
@@ -199,8 +202,8 @@ def test_privatizer_read_from_the_cell_only(tmp_path: Path) -> None:
     """The guarantee table's noise parameters come from the cell; a runner cache next to the
     cells (not part of a committed reference) is never read."""
     from bench.grid import load_grid, privatization_hash
+    from bench.report.guarantees import privatizer_of
     from bench.report.results import CellRecord
-    from bench.report.tables import privatizer_of
 
     grid = tmp_path / "g.yaml"
     grid.write_text("name: g\naxes: {dataset: [bbc], model: [bow], mechanism: [tem], "

@@ -8,7 +8,7 @@ import pytest
 
 from bench.cli import main
 from bench.grid import GridError, load_grid
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 BASE = """
 name: rw

@@ -10,7 +10,7 @@ import pytest
 from bench.cli import main
 from bench.results.compare import comparable, differences
 from bench.run.augment import add_measures
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: augment

@@ -12,7 +12,7 @@ from bench.attacks import informed_channel
 from bench.mechanisms.tem import TEM
 from bench.results import channels
 from bench.results.compare import comparable, differences
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: channels

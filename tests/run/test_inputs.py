@@ -11,7 +11,7 @@ from bench.cli import main
 from bench.datasets import DatasetFileChangedError, DatasetFileNotFoundError
 from bench.grid import load_grid
 from bench.run import inputs
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 ROWS = [("the bank raised rates again", "econ"), ("the team won the match", "sport")] * 30
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from bench.grid import load_grid
 from bench.privatize import Privatizer
-from bench.run.grid import plan
+from bench.run.runner import plan
 
 GRID = """
 name: plan
@@ -93,7 +93,7 @@ class _ScriptedPool:
 
     def next_batch(self):
         from bench.grid import cell_hash
-        from bench.run.cell import CellResult
+        from bench.run.worker import CellResult
 
         want = self.order.pop(0)
         group = next(g for g in self.queue if self.key(g) == want)
@@ -112,7 +112,7 @@ def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
     """A privatized group waits for the baseline its cells compare with, not for every
     baseline: seed 0's groups start while seed 1's (slow) baseline still runs, seed 1's only
     after it. Nothing starts before its baseline, and every group runs once."""
-    from bench.run.grid import _Collector, _Dependencies, _run_groups
+    from bench.run.runner import _Collector, _Dependencies, _run_groups
 
     path = tmp_path / "plan.yaml"
     path.write_text(GRID)
@@ -137,7 +137,7 @@ def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
 
     # the bookkeeping on its own: baseline 0 releases exactly seed 0's groups, in plan order
     from bench.grid import cell_hash
-    from bench.run.cell import CellResult
+    from bench.run.worker import CellResult
 
     deps = _Dependencies(groups, n_base)
     assert [_ScriptedPool.key(g) for g in deps.take_ready()] == [("base", 0), ("base", 1)]
@@ -150,7 +150,7 @@ def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
 
 def test_grid_without_baselines_runs_every_group_at_once(tmp_path):
     """No baseline in the grid (``baseline: false``): every group is ready from the start."""
-    from bench.run.grid import _Dependencies
+    from bench.run.runner import _Dependencies
 
     path = tmp_path / "plan.yaml"
     path.write_text(GRID + "settings:\n  baseline: false\n")

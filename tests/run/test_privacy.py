@@ -9,7 +9,7 @@ import pytest
 
 from bench.datasets.base import DATASETS, Corpus, DatasetCard, Task, register_dataset
 from bench.grid import GridError, load_grid
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 FILLER = ("the of and to in a is that for it as was with be by on not he this are or his "
           "from at which but have an they you were her she there been one all we their has "

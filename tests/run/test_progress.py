@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench.run.cell import CellResult
 from bench.run.progress import RunProgress, cell_kind, duration
+from bench.run.worker import CellResult
 
 
 def cell(name: str, mechanism: str = "none", model: str = "bow", dataset: str = "bbc",

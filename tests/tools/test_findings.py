@@ -1,4 +1,4 @@
-"""docs/findings.md: its generated block is what `python -m bench.findings` computes from the
+"""docs/findings.md: its generated block is what `python -m bench.tools.findings` computes from the
 committed reference cells (no number in the findings can drift from the cells), and the
 statistics it uses are right on synthetic seeds."""
 
@@ -16,7 +16,7 @@ def test_findings_block_is_current(monkeypatch):
     text = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     committed = text[text.index(BEGIN): text.index(END) + len(END)] + "\n"
-    assert committed == render(), "regenerate it: python -m bench.findings (docs/findings.md)"
+    assert committed == render(), "regenerate it: python -m bench.tools.findings (docs/findings.md)"
 
 
 def test_t_interval_and_paired_differences():

@@ -52,8 +52,8 @@ def cmd_run(args) -> str:
     Raises :class:`RunFailed` when a cell failed.
     """
     from bench.grid import cli_validate, load_grid
-    from bench.run.grid import run_grid
     from bench.run.progress import RunProgress
+    from bench.run.runner import run_grid
 
     text, code = cli_validate(args.grid)
     if code:  # a malformed grid: nothing is run, nothing is written

@@ -13,7 +13,7 @@ from bench.cli import main
 from bench.grid import load_grid
 from bench.results.locks import CellLock
 from bench.results.store import cell_done
-from bench.run.grid import run_grid
+from bench.run.runner import run_grid
 
 GRID = """
 name: tiny
@@ -287,7 +287,7 @@ def _hold_memory(mb: int) -> int:
 
     import numpy as np
 
-    from bench.run.cell import keep_worker_caches
+    from bench.run.worker import keep_worker_caches
 
     keep_worker_caches()
     sys.__dict__.setdefault("_bench_test_held", []).append(np.ones(mb * 2**20 // 8))
@@ -302,7 +302,7 @@ def test_workers_keep_their_caches(monkeypatch):
     from joblib import Parallel, delayed
     from joblib.externals.loky import get_reusable_executor
 
-    import bench.run.cell as R
+    import bench.run.worker as R
 
     get_reusable_executor().shutdown(wait=True)  # fresh workers, with loky's default bound
     pids = Parallel(n_jobs=2)(delayed(_hold_memory)(310) for _ in range(6))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.analysis.baseline import BaselineIndex
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
 from bench.grid.components import mechanism_kind, registry
 from bench.results import layout
@@ -32,8 +33,8 @@ from bench.results.locks import CellLock
 from bench.results.mirror import mirror_cell
 from bench.results.record import read_metrics
 from bench.run import inputs
-from bench.run.cell import OVERWRITE, CellResult, run_group
 from bench.run.stages import SUMMARY_KEYS
+from bench.run.worker import OVERWRITE, CellResult, run_group
 
 logger = logging.getLogger(__name__)
 
@@ -117,16 +118,15 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
     """
     hashes = _dataset_hashes(grid)
     groups: OrderedDict[str, list] = OrderedDict()
-    base_of: dict[tuple, str] = {}
+    base_of: BaselineIndex[str] = BaselineIndex()  # the one pairing rule (bench.analysis)
     cells = sorted(grid.cells, key=lambda c: not c.is_baseline)
     for cell in cells:
         dh = hashes[canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])]
-        ident = (cell.dataset, canonical_json(cell.dataset_kwargs()), cell.model,
-                 canonical_json(cell.model_kwargs()), cell.seed)
+        spec = cell.spec()
         if cell.is_baseline:
-            base_of[ident] = cell_hash(cell, dh)
+            base_of.add(spec, dh, cell_hash(cell, dh))
         key = "baseline" if cell.is_baseline else privatization_hash(cell, dh)
-        groups.setdefault(key, []).append((cell, dh, base_of.get(ident)))
+        groups.setdefault(key, []).append((cell, dh, base_of.find(spec, dh)))
     baseline = groups.pop("baseline", [])
     joined: OrderedDict[str, list[list]] = OrderedDict()
     for key, group in groups.items():
@@ -326,7 +326,7 @@ class _Collector:
 class _Dependencies:
     """When each group may start: a baseline group at once, a privatized group once every
     baseline its cells compare with (their baseline hash, :func:`plan`) has finished, whatever
-    its outcome (:func:`bench.run.cell.run_cell` then finds the baseline's metrics or runs
+    its outcome (:func:`bench.run.worker.run_cell` then finds the baseline's metrics or runs
     without deltas, as it would after a failed baseline). Groups are released in plan order.
 
     Waiting for *every* baseline instead left workers idle behind the slowest one: in
