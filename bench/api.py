@@ -226,12 +226,6 @@ def _num(v: Any) -> float | None:
     return float(v)
 
 
-def _ci(v: Any) -> tuple[float | None, float | None]:
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return _num(v[0]), _num(v[1])
-    return None, None
-
-
 def _params(entry: Any, key: str = "params") -> str:
     if not isinstance(entry, Mapping):
         return "{}"
@@ -241,6 +235,8 @@ def _params(entry: Any, key: str = "params") -> str:
 
 
 def _row(source: str, h: str, spec: Mapping[str, Any], m: Mapping[str, Any]) -> dict[str, Any]:
+    from bench.results.sections import interval
+
     def name(kind: str) -> str:
         e = spec.get(kind)
         return str(e.get("name")) if isinstance(e, Mapping) else str(e or "none")
@@ -268,7 +264,8 @@ def _row(source: str, h: str, spec: Mapping[str, Any], m: Mapping[str, Any]) -> 
         "utility_task": sub("utility", "task"),
         "utility_f1": _num(sub("utility", "macro_f1")),
     }
-    row["utility_f1_low"], row["utility_f1_high"] = _ci(sub("utility", "macro_f1_ci95"))
+    row["utility_f1_low"], row["utility_f1_high"] = (
+        interval(sub("utility", "macro_f1_ci95")) or (None, None))
     row["utility_at_chance"] = sub("utility", "chance_level")
     row["delta_utility"] = _num(sub("vs_baseline", "delta_utility"))
     for attr, rec in sorted((sub("privacy") or {}).items()):

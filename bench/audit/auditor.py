@@ -113,18 +113,16 @@ def audit_privatizer(mechanism: str, epsilon: float, *, params: dict | None = No
                      sensitivity: str = "none", sensitivity_params: dict | None = None,
                      vocab_size: int = 10_000, embedding: Embedding | str | None = None,
                      seed: int = 0, oov: str = "unk") -> Privatizer:
-    """The privatizer :func:`run_audit` audits: the mechanism's natural mapping (``nearest``
-    for an additive mechanism, ``none`` for a selection one) over ``embedding`` (default: the
-    first ``vocab_size`` GloVe 6B 50d words). A bad configuration raises ``ValueError`` (or
-    :class:`bench.registry.UnknownNameError` for a name)."""
-    from bench.mechanisms import MECHANISMS
-
-    kind = MECHANISMS.get(mechanism).kind
+    """The privatizer :func:`run_audit` audits: the mechanism's natural mapping
+    (:data:`bench.mapping.NATURAL_MAPPING`: ``nearest`` for an additive mechanism, ``none`` for
+    a selection one) over ``embedding`` (default: the first ``vocab_size`` GloVe 6B 50d words).
+    A bad configuration raises ``ValueError`` (or :class:`bench.registry.UnknownNameError` for
+    a name)."""
     emb = embedding if isinstance(embedding, Embedding) else load_embedding(embedding or
                                                                             "glove-6b-50d",
                                                                             vocab_size)
     return Privatizer.build(mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity,
-                            mapping="none" if kind == "selection" else "nearest", seed=seed,
+                            mapping=None, seed=seed,
                             embedding=emb, oov=oov, mechanism_params=params or {},
                             sensitivity_params=sensitivity_params)
 

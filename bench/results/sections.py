@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
@@ -332,9 +331,3 @@ def upgrade(metrics: Mapping[str, Any]) -> CellMetrics:
     assert m is not None
     return m
 
-
-def finite(v: Any) -> float | None:
-    """A stored number as a finite float, None otherwise (absent, a string, inf, nan)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return float(v) if math.isfinite(v) else None
