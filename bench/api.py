@@ -156,7 +156,7 @@ class _grid_file:
             path = Path(self.tmp.name) / f"{name}.yaml"
             path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
             return path
-        from bench.report.results import resolve_grid
+        from bench.analysis.results import resolve_grid
 
         return resolve_grid(self.grid)
 
@@ -234,24 +234,19 @@ def _params(entry: Any, key: str = "params") -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
-def _row(source: str, h: str, spec: Mapping[str, Any], m: Mapping[str, Any]) -> dict[str, Any]:
-    from bench.results.sections import interval
+def _row(source: str, h: str, spec: Mapping[str, Any], metrics: Mapping[str, Any]
+         ) -> dict[str, Any]:
+    from bench.results.sections import interval, upgrade
+
+    m = upgrade(metrics)
 
     def name(kind: str) -> str:
         e = spec.get(kind)
         return str(e.get("name")) if isinstance(e, Mapping) else str(e or "none")
 
-    def sub(*keys: str) -> Any:
-        cur: Any = m
-        for k in keys:
-            if not isinstance(cur, Mapping):
-                return None
-            cur = cur.get(k)
-        return cur
-
     eps = _num(spec.get("epsilon"))
     row: dict[str, Any] = {
-        "source": source, "hash": h, "name": spec.get("name") or m.get("cell") or h,
+        "source": source, "hash": h, "name": spec.get("name") or m.cell or h,
         "dataset": name("dataset"), "model": name("model"), "mechanism": name("mechanism"),
         "sensitivity": name("sensitivity"), "mapping": name("mapping"),
         "rewriter": name("rewriter"), "epsilon": eps, "seed": spec.get("seed"),
@@ -261,30 +256,29 @@ def _row(source: str, h: str, spec: Mapping[str, Any], m: Mapping[str, Any]) -> 
         "mechanism_params": _params(spec.get("mechanism")),
         "sensitivity_params": _params(spec.get("sensitivity")),
         "mapping_params": _params(spec.get("mapping")),
-        "utility_task": sub("utility", "task"),
-        "utility_f1": _num(sub("utility", "macro_f1")),
+        "utility_task": m.utility.task,
+        "utility_f1": _num(m.utility.macro_f1),
     }
     row["utility_f1_low"], row["utility_f1_high"] = (
-        interval(sub("utility", "macro_f1_ci95")) or (None, None))
-    row["utility_at_chance"] = sub("utility", "chance_level")
-    row["delta_utility"] = _num(sub("vs_baseline", "delta_utility"))
-    for attr, rec in sorted((sub("privacy") or {}).items()):
-        if not isinstance(rec, Mapping):
-            continue
-        row[f"privacy[{attr}]"] = _num(rec.get("privacy"))
-        row[f"adversary[{attr}]"] = rec.get("adversary")
-        row[f"privacy_valid[{attr}]"] = rec.get("privacy_valid")
-        vs = sub("vs_baseline", "by_privacy_task", attr) or {}
-        row[f"delta_privacy[{attr}]"] = _num(vs.get("delta_privacy"))
-        row[f"tradeoff[{attr}]"] = _num(vs.get("tradeoff"))
-    row["n_w"] = _num(m.get("n_w"))
-    for k, v in sorted((sub("rewrite") or {}).items()):
+        interval(m.utility.macro_f1_ci95) or (None, None))
+    row["utility_at_chance"] = m.utility.chance_level
+    row["delta_utility"] = _num(m.vs_baseline.delta_utility)
+    for attr in sorted(m.attributes):
+        rec = m.attribute(attr)
+        row[f"privacy[{attr}]"] = _num(rec.privacy)
+        row[f"adversary[{attr}]"] = rec.adversary
+        row[f"privacy_valid[{attr}]"] = rec.privacy_valid
+        vs = m.vs_baseline.attribute(attr)
+        row[f"delta_privacy[{attr}]"] = _num(vs.delta_privacy)
+        row[f"tradeoff[{attr}]"] = _num(vs.tradeoff)
+    row["n_w"] = _num(m.n_w)
+    for k, v in sorted(m.rewrite.to_dict().items()):
         if k not in ("n_w", "n_docs"):
             row[k] = _num(v)
-    row["mia_auc"] = _num(sub("mia", "mia_auc"))
-    row["guarantee"] = sub("privatization", "guarantee_text")
-    row["seconds"] = _num(sub("runtime", "total_seconds"))
-    plugins = m.get("plugins") or {}
+    row["mia_auc"] = _num(m.mia.mia_auc)
+    row["guarantee"] = m.privatization.guarantee_text
+    row["seconds"] = _num(m.runtime.total_seconds)
+    plugins = m.plugins or {}
     row["plugins"] = ", ".join(f"{k}: {v}" for k, v in sorted(plugins.items())) \
         if isinstance(plugins, Mapping) else ""
     return row

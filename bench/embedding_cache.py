@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.defaults import DEFAULT_VOCAB_SIZE
 from bench.embeddings import (
-    DEFAULT_VOCAB_SIZE,
     Embedding,
     EmbeddingFormatError,
     _glove_package_dir,

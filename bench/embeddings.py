@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
 from bench.errors import InputError
 from bench.registry import Registry
 
@@ -35,7 +36,6 @@ logger = logging.getLogger(__name__)
 
 UNK = "<unk>"
 OOV_POLICIES = ("unk", "keep")
-DEFAULT_VOCAB_SIZE = 50_000
 
 
 class EmbeddingFormatError(InputError, ValueError):
@@ -262,7 +262,8 @@ def _parse_header(parts: list[str]) -> int | None:
 
 
 def load_embedding(
-    name: str = "glove-6b-50d", vocab_size: int = DEFAULT_VOCAB_SIZE, path: str | Path | None = None
+    name: str = DEFAULT_EMBEDDING, vocab_size: int = DEFAULT_VOCAB_SIZE,
+    path: str | Path | None = None
 ) -> Embedding:
     """Load a registered embedding by name, or a text embedding file when ``path`` is given."""
     if path is not None:

@@ -10,6 +10,8 @@ caller still catches what it did. The input errors of the suite:
 
 - ``bench.grid.GridError``: a malformed grid file;
 - ``bench.registry.UnknownNameError``: a component name that is not registered;
+- ``bench.registry.ParameterError``: an unknown, missing or invalid parameter of a component
+  built with ``Registry.create``;
 - ``bench.privatize.InvalidCombination``: a mechanism × mapping that makes no sense;
 - ``bench.datasets.DatasetError`` (and its kinds): a dataset's file, format or configuration;
 - ``bench.embeddings.EmbeddingFormatError``: a malformed embedding file;

@@ -10,7 +10,7 @@
 A mapping is post-processing of the mechanism's output, so it never changes the guarantee.
 
 Example:
-    >>> m = make_mapping("vickrey", t=0.75)
+    >>> m = MAPPINGS.create("vickrey", t=0.75)
     >>> ids = m.map(noisy_vectors, index, rng)
 """
 
@@ -51,7 +51,7 @@ class Mapping:
         return {"name": self.name, **self.params}
 
 
-@MAPPINGS.register("none")
+@MAPPINGS.register()
 class NoMapping(Mapping):
     """Keep the perturbed vectors (vector-output; for models with an embedding input)."""
 
@@ -65,7 +65,7 @@ class NoMapping(Mapping):
         return None
 
 
-@MAPPINGS.register("nearest")
+@MAPPINGS.register()
 class NearestMapping(Mapping):
     """Exact nearest public-vocabulary word (Feyisetan et al. 2020, Eq. 2 of Huang et al. 2024)."""
 
@@ -78,7 +78,7 @@ class NearestMapping(Mapping):
         return index.search(vectors, k=1)[0][:, 0]
 
 
-@MAPPINGS.register("vickrey")
+@MAPPINGS.register()
 class VickreyMapping(Mapping):
     """Randomised 1st/2nd-neighbour mapping of Xu et al. (2021b).
 
@@ -118,11 +118,3 @@ class VickreyMapping(Mapping):
 NATURAL_MAPPING = {"additive": "nearest", "selection": "none"}
 """Each mechanism kind's text-output mapping: what an omitted grid ``mapping`` axis and
 ``Privatizer.build(mapping=None)`` use."""
-
-
-def make_mapping(name: str, **params) -> Mapping:
-    """Instantiate a registered mapping (unknown name → did-you-mean error)."""
-    try:
-        return MAPPINGS.get(name)(**params)
-    except TypeError as e:
-        raise ValueError(f"mapping {name!r}: bad parameters {params}: {e}") from None

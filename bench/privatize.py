@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
 from bench.embeddings import (
-    DEFAULT_VOCAB_SIZE,
     Embedding,
     check_oov_policy,
     detokenize,
@@ -37,11 +37,11 @@ from bench.embeddings import (
 )
 from bench.errors import InputError
 from bench.guarantee import Guarantee
-from bench.mapping import NATURAL_MAPPING, Mapping, make_mapping
-from bench.mechanisms import Mechanism, make_mechanism
+from bench.mapping import MAPPINGS, NATURAL_MAPPING, Mapping
+from bench.mechanisms import MECHANISMS, Mechanism
 from bench.mechanisms.departures import code_batches
 from bench.neighbors import SEARCH_MEMO, NeighborIndex
-from bench.sensitivity import SensitivityApproach, make_sensitivity
+from bench.sensitivity import SENSITIVITY, SensitivityApproach
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ class Privatizer:
         sensitivity: str = "none",
         mapping: str | None = None,
         seed: int | None = 0,
-        embedding: Embedding | str = "glove-6b-50d",
+        embedding: Embedding | str = DEFAULT_EMBEDDING,
         embedding_path: str | None = None,
         vocab_size: int = DEFAULT_VOCAB_SIZE,
         oov: str = "unk",
@@ -167,12 +167,12 @@ class Privatizer:
         """
         check_oov_policy(oov)
         rng = np.random.default_rng(seed)
-        mech = make_mechanism(mechanism, epsilon=epsilon, rng=rng, **(mechanism_params or {}))
+        mech = MECHANISMS.create(mechanism, epsilon=epsilon, rng=rng, **(mechanism_params or {}))
         if mapping is None:
             mapping = NATURAL_MAPPING.get(mech.kind, "none")
-        mapper = make_mapping(mapping, **(mapping_params or {}))
+        mapper = MAPPINGS.create(mapping, **(mapping_params or {}))
         check_combination(mech, mapper)
-        sens = make_sensitivity(sensitivity, **(sensitivity_params or {}))
+        sens = SENSITIVITY.create(sensitivity, **(sensitivity_params or {}))
         emb = load_embedding(embedding, vocab_size, path=embedding_path) \
             if isinstance(embedding, str) else embedding
         sens.fit(emb.vectors)

@@ -48,6 +48,7 @@ from bench.results.record import (
     read_cell,
     read_metrics,
 )
+from bench.results.sections import upgrade
 from bench.results.store import check_cell
 
 logger = logging.getLogger(__name__)
@@ -126,8 +127,8 @@ def compare_report(folder: Path, grid: str, work: Path) -> tuple[list[str], floa
 def expected_cells(grid: str | Path) -> tuple[dict[str, tuple], str]:
     """``hash -> (cell, dataset hash, baseline hash)`` of the grid as the current code expands
     it, and the grid's name."""
+    from bench.analysis.results import resolve_grid
     from bench.grid import cell_hash, load_grid
-    from bench.report.results import resolve_grid
     from bench.run.runner import plan
 
     g = load_grid(resolve_grid(grid))
@@ -177,8 +178,7 @@ def cheapest(cells: dict[str, dict], expected: dict[str, tuple], n: int) -> list
     run time (baselines count their own time only; a privatized cell's rerun also needs its
     committed baseline, which is copied, not rerun)."""
     def seconds(h: str) -> float:
-        rt = cells[h]["metrics"].get("runtime", {})
-        return float(rt.get("total_seconds") or math.inf)
+        return upgrade(cells[h]["metrics"]).runtime.get("total_seconds", math.inf) or math.inf
 
     def privatized(h: str) -> bool:
         return (cells[h]["spec"].get("mechanism") or {}).get("name") != "none"
@@ -342,15 +342,16 @@ macro-F1 per privacy task, and N_w (the fraction of words unchanged)."""
 def _agree_values(metrics: dict) -> dict[str, tuple[float, list | None]]:
     """``name -> (value, the cell's own 95% interval or None)`` of :data:`AGREE_METRICS`."""
     out: dict[str, tuple[float, list | None]] = {}
-    util = metrics.get("utility") or {}
-    if isinstance(util.get("macro_f1"), (int, float)):
-        out["utility"] = (float(util["macro_f1"]), util.get("macro_f1_ci95"))
-    for task, priv in sorted((metrics.get("privacy") or {}).items()):
-        if isinstance(priv, dict) and isinstance(priv.get("adversary_macro_f1"), (int, float)):
-            out[f"privacy[{task}]"] = (float(priv["adversary_macro_f1"]),
-                                       priv.get("adversary_macro_f1_ci95"))
-    if isinstance(metrics.get("n_w"), (int, float)):
-        out["n_w"] = (float(metrics["n_w"]), None)
+    m = upgrade(metrics)
+    if isinstance(m.utility.macro_f1, (int, float)):
+        out["utility"] = (float(m.utility.macro_f1), m.utility.macro_f1_ci95)
+    for task in sorted(m.attributes):
+        priv = m.attribute(task)
+        if isinstance(priv.adversary_macro_f1, (int, float)):
+            out[f"privacy[{task}]"] = (float(priv.adversary_macro_f1),
+                                       priv.adversary_macro_f1_ci95)
+    if isinstance(m.n_w, (int, float)):
+        out["n_w"] = (float(m.n_w), None)
     return out
 
 
@@ -397,7 +398,7 @@ def agreement(results: dict[str, dict], reference: dict[str, dict], grid: str = 
     many are identical and how many lie inside the reference cell's own 95% interval; per
     configuration with two seeds or more, whether the mean over seeds lies inside the
     reference's 95% t interval over the same seeds."""
-    from bench.report.stats import bootstrap_interval, t_interval
+    from bench.analysis.stats import bootstrap_interval, t_interval
 
     common = sorted(h for h in results if h in reference)
     out = Agreement(grid, len(results), len(common))

@@ -1,9 +1,15 @@
 """One generic registry for every kind of component (mechanisms, sensitivity approaches, ...),
 and the discovery of third-party components (plugins) through Python entry points.
 
-Registration is by decorator; a duplicate name is an error; an unknown name answers with
-"did you mean ...?"; heavy components can be registered lazily as ``"module:attr"`` strings so
-importing the package stays fast.
+Registration is by decorator, under the component's own ``name`` attribute (the name is
+written once); a duplicate name is an error; an unknown name answers with "did you mean ...?";
+heavy components can be registered lazily as ``"module:attr"`` strings so importing the package
+stays fast (the name is then given with the string, and checked against the class's ``name`` on
+first use). :meth:`Registry.create` builds a component that is a class (mechanism, sensitivity
+approach, mapping, model, adversary, rewriter), with one error for an unknown name
+(:class:`UnknownNameError`) and one for a bad parameter (:class:`ParameterError`);
+:func:`declared_params` reads a component's parameter record from its constructor, so the
+parameters are declared once too.
 
 Plugins: an installed distribution declares components in an entry-point group, one entry point
 per component, ``<registry name> = "<module>:<attr>"``. Each registry reads its group
@@ -40,12 +46,18 @@ Rules (docs/plugins.md):
 
 Example:
     >>> MECHANISMS = Registry("mechanism", group="")   # "": no entry-point discovery
-    >>> @MECHANISMS.register("mvl")
-    ... class MVL: ...
+    >>> @MECHANISMS.register()
+    ... class MVL:
+    ...     name = "mvl"
+    ...     def __init__(self, *, epsilon: float, calibrate: bool = False) -> None: ...
     >>> MECHANISMS.get("mvl") is MVL
     True
     >>> MECHANISMS.origin("mvl")
     'bench'
+    >>> mech = MECHANISMS.create("mvl", epsilon=1.0)
+    >>> MECHANISMS.create("mvl", epsilon=1.0, calibrat=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ParameterError: mechanism 'mvl': unknown parameter 'calibrat' (did you mean 'calibrate'?)...
 """
 
 from __future__ import annotations
@@ -53,10 +65,11 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
+import inspect
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Generic, TypeVar
 
 from bench.errors import InputError
@@ -90,6 +103,12 @@ class UnknownNameError(InputError, KeyError, ValueError):
         return str(self.args[0])
 
 
+class ParameterError(InputError, TypeError, ValueError):
+    """Raised by :meth:`Registry.create` for an unknown, missing or invalid parameter; the
+    message names the component, the parameter and (when unknown or missing) the accepted ones.
+    A ``TypeError`` and a ``ValueError`` too, as the constructor's own errors were."""
+
+
 class Registry(Generic[T]):
     """A name -> component mapping with decorator registration, lazy entries and plugins.
 
@@ -111,14 +130,34 @@ class Registry(Generic[T]):
         self._loading: tuple[str, dict[str, T]] | None = None  # (origin, registered) of a plugin
 
     # -- registration ----------------------------------------------------------------------
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator registering ``obj`` under ``name``; a duplicate name raises ``ValueError``."""
+    def register(self, name: str | None = None) -> Callable[[T], T]:
+        """Decorator registering ``obj`` under its own ``name`` attribute (written once).
+
+        ``register("x")`` gives the name explicitly (an object without a ``name`` attribute,
+        such as a loader function); a class that declares its own different ``name`` is then
+        refused, and a class that inherits ``name`` gets it set to ``"x"``. A duplicate name
+        raises ``ValueError``.
+        """
 
         def deco(obj: T) -> T:
-            self._add(name, obj)
+            self._add(self._name_of(obj, name), obj)
             return obj
 
         return deco
+
+    def _name_of(self, obj: Any, name: str | None) -> str:
+        own = vars(obj).get("name") if isinstance(obj, type) else getattr(obj, "name", None)
+        if name is None:
+            if not isinstance(own, str) or not own:
+                raise ValueError(f"{self.kind} {obj!r} has no 'name' attribute of its own; "
+                                 f"declare one or register it as register('<name>')")
+            return own
+        if isinstance(own, str) and own and own != name:
+            raise ValueError(f"{self.kind} {obj!r} declares name {own!r} but is registered "
+                             f"as {name!r}; write the name once: register() takes it")
+        if isinstance(obj, type) and own is None and hasattr(obj, "name"):
+            obj.name = name  # an inherited default name: the registered one is the class's
+        return name
 
     def register_lazy(self, name: str, target: str) -> None:
         """Register ``"package.module:attr"``, imported on first ``get``."""
@@ -224,11 +263,42 @@ class Registry(Generic[T]):
                     if origin is None:  # built-in: an import error is a bug, raised as it is
                         module, attr = obj.split(":", 1)
                         obj = getattr(importlib.import_module(module), attr)
+                        if isinstance(obj, type) and getattr(obj, "name", name) != name:
+                            raise ValueError(f"{self.kind} {name!r} ({module}:"
+                                             f"{attr}) declares name {obj.name!r}")
                     else:
                         obj = self._load_plugin(name, obj, origin)
                     self._entries[name] = obj
                     self._lazy.discard(name)
         return obj  # type: ignore[return-value]
+
+    def create(self, name: str, /, **params: Any) -> Any:
+        """Build the component registered as ``name`` (a class) with keyword ``params``.
+
+        The one way to build a mechanism, sensitivity approach, mapping, model, adversary or
+        rewriter: the parameters are checked against the constructor's signature first, so an
+        unknown or missing one names the component and the accepted ones; a ``ValueError`` or
+        ``TypeError`` the constructor raises while validating a value becomes the same error
+        (a more specific error, such as an :class:`~bench.errors.InputError`, is raised as it
+        is).
+
+        Raises:
+            UnknownNameError: ``name`` is not registered (with did-you-mean).
+            ParameterError: an unknown, missing or invalid parameter.
+            TypeError: this registry's components are not classes (datasets, metrics, ...).
+        """
+        cls = self.get(name)
+        if not isinstance(cls, type):
+            raise TypeError(f"{self.kind} {name!r} is a {type(cls).__name__}, not a class "
+                            f"to build; get() returns it")
+        check_params(cls, params, f"{self.kind} {name!r}")
+        try:
+            return cls(**params)
+        except (ValueError, TypeError) as e:
+            if type(e) not in (ValueError, TypeError):  # a precise error: raised as it is
+                raise
+            msg = str(e).removeprefix(f"{name}: ").removeprefix(f"{self.kind} {name!r}: ")
+            raise ParameterError(f"{self.kind} {name!r}: {msg}") from e
 
     def origin(self, name: str) -> str:
         """Where ``name`` comes from: ``"bench"``, or ``"<distribution> <version>"`` of a plugin
@@ -305,6 +375,64 @@ class Registry(Generic[T]):
     def __len__(self) -> int:
         self._discover()
         return len(self._entries)
+
+
+# ------------------------------------------------------------------------------ parameters
+
+_KEYWORD = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+@functools.lru_cache(maxsize=256)
+def constructor_params(cls: type) -> tuple[inspect.Parameter, ...] | None:
+    """The keyword parameters of ``cls``'s constructor, in order; ``None`` when it also takes
+    ``**kwargs`` (any name may then be valid)."""
+    params = inspect.signature(cls).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p for p in params if p.kind in _KEYWORD)
+
+
+def check_params(cls: type, params: dict[str, Any], who: str) -> None:
+    """Raise :class:`ParameterError` when ``params`` has a name ``cls()`` does not take, or
+    lacks a required one; ``who`` names the component in the message (``"mechanism 'tem'"``)."""
+    declared = constructor_params(cls)
+    if declared is None:
+        return
+    accepted = [p.name for p in declared]
+    listed = f"accepted: {', '.join(accepted) or 'none'}"
+    for key in params:
+        if key not in accepted:
+            close = difflib.get_close_matches(str(key), accepted, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"{who}: unknown parameter {key!r}{hint}; {listed}")
+    missing = [p.name for p in declared if p.default is p.empty and p.name not in params]
+    if missing:
+        raise ParameterError(f"{who}: missing required parameter {missing[0]!r}; {listed}")
+
+
+def declared_params(obj: Any, exclude: Collection[str] = (),
+                    omit_default: Collection[str] = ()) -> dict[str, Any]:
+    """A component's parameter record read from its one declaration, the constructor.
+
+    Each keyword parameter of ``type(obj).__init__`` in signature order, valued by the
+    attribute of the same name (the constructor stores the validated value there; a tuple is
+    recorded as a list), except those in ``exclude`` (not hyperparameters: ``n_classes``,
+    ``num_threads``) and those in ``omit_default`` while they hold their default (an option
+    recorded only when set, so older records and their hashes stay as they were).
+    """
+    out: dict[str, Any] = {}
+    for p in constructor_params(type(obj)) or ():
+        if p.name in exclude:
+            continue
+        try:
+            value = getattr(obj, p.name)
+        except AttributeError:
+            raise AttributeError(f"{type(obj).__name__} does not store its parameter {p.name!r} "
+                                 f"as self.{p.name} (exclude it, or store it)") from None
+        if p.name in omit_default and value == p.default:
+            continue
+        out[p.name] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 # ------------------------------------------------------------------------------ entry points

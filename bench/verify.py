@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.analysis.baseline import BaselineIndex, is_baseline
 from bench.results import layout
-from bench.results.layout import DAMAGED, MANIFEST
+from bench.results.layout import MANIFEST
 from bench.results.record import read_metrics, read_spec
 from bench.results.store import (
     cell_state,
@@ -365,17 +365,13 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
     """Check (and with ``repair`` / ``seal``, fix) a results folder; see the module docstring.
 
     Raises:
-        FileNotFoundError: ``results/cells`` does not exist.
+        bench.results.layout.NoResultsError: ``results/cells`` does not exist.
+        bench.results.layout.UnsafeResultsError: ``cells/``, ``damaged/`` or ``locks/`` is a
+            symbolic link (``--repair`` reads and writes only inside ``results``).
     """
     from bench.results.mirror import default_uri
 
-    results = Path(results)
-    if not layout.cells_dir(results).is_dir():
-        raise FileNotFoundError(f"no results under {layout.cells_dir(results)}")
-    for sub_folder in (layout.CELLS, DAMAGED, layout.LOCKS):
-        if (results / sub_folder).is_symlink():  # --repair reads and writes only inside
-            raise ValueError(f"{results / sub_folder} is a symbolic link: bench verify reads and "
-                             f"writes only inside {results}; nothing was changed")
+    results = layout.check_results(results, writes=True)
     report = VerifyReport(results)
     scan(results, report)
     if seal:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import bench
@@ -130,3 +131,69 @@ def test_only_bench_results_spells_the_cell_file_names():
         found += [f"{path.relative_to(ROOT.parent)}:{line}" for line, s in _strings(tree)
                   if any(name in s for name in CELL_FILE_NAMES)]
     assert found == []
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that break the layering of issue 44: ``bench.analysis`` computes, ``bench.report``
+    and ``bench.leaderboard`` render. The analysis layer imports neither renderer; each renderer
+    imports the other only through its package's public names (``bench.leaderboard``,
+    ``bench.report``), never a module inside it."""
+    out = []
+    for mod, deps in sorted(graph.items()):
+        for dep in sorted(deps):
+            if mod.startswith("bench.analysis") and dep.startswith(
+                    ("bench.report", "bench.leaderboard")):
+                out.append(f"{mod} -> {dep} (the analysis layer renders nothing)")
+            for a, b in (("bench.report", "bench.leaderboard"),
+                         ("bench.leaderboard", "bench.report")):
+                if (mod == a or mod.startswith(a + ".")) and dep.startswith(b + "."):
+                    out.append(f"{mod} -> {dep} (import {b}'s public names, or the analysis "
+                               "layer)")
+    return out
+
+
+def test_the_layer_check_finds_a_violation():
+    graph = {"bench.report.x": {"bench.leaderboard.build"}, "bench.leaderboard.y": {"bench.report"},
+             "bench.analysis.z": {"bench.report.table"}, "bench.report.ok": {"bench.leaderboard"}}
+    assert layer_violations(graph) == [
+        "bench.analysis.z -> bench.report.table (the analysis layer renders nothing)",
+        "bench.report.x -> bench.leaderboard.build (import bench.leaderboard's public names, "
+        "or the analysis layer)"]
+
+
+def test_report_and_leaderboard_only_render_what_the_analysis_layer_computes():
+    graph = import_graph()
+    assert layer_violations(graph) == []
+    for renderer in ("bench.report", "bench.leaderboard"):
+        assert any(d.startswith("bench.analysis") for m, deps in graph.items()
+                   if m.startswith(renderer) for d in deps), renderer
+
+
+SECTIONS = ("utility", "privacy", "mia", "rewrite", "rewrite_reference", "vs_baseline",
+            "runtime", "privatization", "measures", "by_privacy_task", "by_adversary")
+CHAIN = re.compile(
+    r"""(?<!self\.)(?:\bmetrics|\bm|\bmet)\s*(?:\[|\.get\()\s*["'](?:%s)["']"""
+    r"""|\bdig\(\s*[\w.]*metrics\b""" % "|".join(SECTIONS))
+"""A read of a cell's metrics by string keys: ``metrics["utility"]``, ``m.get("privacy"``,
+``dig(rec.metrics, ...)`` (the typed record reads ``m.utility.macro_f1``). An attack's own
+result (``self.metrics`` of an attack's result object) is not a cell's metrics."""
+
+
+def string_chains(text: str) -> list[str]:
+    """The lines of ``text`` that read a cell's metrics by string keys."""
+    return [line.strip() for line in text.splitlines() if CHAIN.search(line)]
+
+
+def test_the_chain_finder_finds_a_chain():
+    assert string_chains('u = metrics["utility"]["macro_f1"]\nx = m.get("privacy", {})\n'
+                         'y = dig(rec.metrics, "mia")\nz = m.utility.macro_f1\n'
+                         'w = q["privacy"]  # a leaderboard point, not a cell\n') == [
+        'u = metrics["utility"]["macro_f1"]', 'x = m.get("privacy", {})',
+        'y = dig(rec.metrics, "mia")']
+
+
+def test_only_the_record_module_reads_a_cells_metrics_by_string_keys():
+    found = {f"{p.relative_to(ROOT.parent)}: {line}"
+             for mod, p in _modules().items() if not mod.startswith("bench.results")
+             for line in string_chains(p.read_text(encoding="utf-8"))}
+    assert sorted(found) == []

@@ -53,7 +53,7 @@ def test_privatize_stdin_stdout_selection():
     (["-m", "mvl", "-e", "1", "--mapping", "none"], "vectors, not text"),
     (["-m", "gaussian", "-e", "5"], "epsilon <= 1"),
     (["-m", "mvl", "-e", "1", "--sensitivity", "unit"], "did you mean"),
-    (["-m", "mvl", "-e", "1", "-p", "sigma=2"], "unknown or missing parameter"),
+    (["-m", "mvl", "-e", "1", "-p", "sigma=2"], "unknown parameter 'sigma'"),
     (["-m", "mvl", "-e", "1", "-i", "/nonexistent/file.txt"], "input file not found"),
     (["-m", "mvl", "-e", "1", "--vocab-size", "1"], "vocab_size"),
 ])

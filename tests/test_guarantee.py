@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
+from bench.analysis.guarantees import describe_guarantee
 from bench.guarantee import Guarantee, delta_text
-from bench.report.guarantees import describe_guarantee
 
 
 @pytest.mark.parametrize("g", [
@@ -62,10 +62,10 @@ FRACTIONAL_EXPONENT = re.compile(r"e[-+]?\d+\.\d")
 def test_gaussian_delta_reads_as_a_number_in_every_form(d):
     """Gaussian's default δ = 4^-d reads as 7.89e-31 (d = 50), never 1e-30.1, wherever a
     guarantee is written: describe(), the report's symbolic form, the stored record's text."""
-    from bench.mechanisms import make_mechanism
+    from bench.mechanisms import MECHANISMS
 
     space = np.random.default_rng(0).normal(size=(40, d))
-    g = make_mechanism("gaussian", epsilon=1.0).fit(space).guarantee()
+    g = MECHANISMS.create("gaussian", epsilon=1.0).fit(space).guarantee()
     want = f"{4.0 ** -d:.3g}"
     texts = [g.describe(), g.describe(symbolic=True), describe_guarantee(g.to_dict())]
     assert texts[0] == f"(ε, {want})-DP"

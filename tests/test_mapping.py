@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.mapping import MAPPINGS, make_mapping
+from bench.mapping import MAPPINGS
 from bench.neighbors import NeighborIndex
 
 VOCAB = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 10.0]])
@@ -13,7 +13,7 @@ VOCAB = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 10.0]])
 def test_nearest():
     index = NeighborIndex(VOCAB)
     q = np.array([[0.4, 0.1], [2.9, 0.2], [0.0, 7.0]])
-    ids = make_mapping("nearest").map(q, index, np.random.default_rng(0))
+    ids = MAPPINGS.create("nearest").map(q, index, np.random.default_rng(0))
     np.testing.assert_array_equal(ids, [0, 1, 2])
 
 
@@ -21,7 +21,7 @@ def test_nearest():
 def test_vickrey_probability_matches_formula(t):
     index = NeighborIndex(VOCAB)
     q = np.array([[1.0, 0.0]])  # d1 = 1 (word 0), d2 = 2 (word 1)
-    m = make_mapping("vickrey", t=t)
+    m = MAPPINGS.create("vickrey", t=t)
     p_first = (1 - t) * 2 / (t * 1 + (1 - t) * 2)
     assert m.probability_first(np.array([1.0]), np.array([2.0]))[0] == pytest.approx(p_first)
     n = 20_000
@@ -36,13 +36,13 @@ def test_vickrey_probability_matches_formula(t):
 def test_vickrey_invalid_t():
     for t in (-0.1, 1.0, 2, float("nan")):
         with pytest.raises(ValueError, match="t must be"):
-            make_mapping("vickrey", t=t)
+            MAPPINGS.create("vickrey", t=t)
 
 
 def test_unknown_mapping_and_params():
     with pytest.raises(ValueError, match="did you mean 'nearest'"):
-        make_mapping("neares")
+        MAPPINGS.create("neares")
     with pytest.raises(ValueError, match="no parameters"):
-        make_mapping("nearest", t=1)
+        MAPPINGS.create("nearest", t=1)
     assert MAPPINGS.names() == ["nearest", "none", "vickrey"]
-    assert make_mapping("none").map(VOCAB, NeighborIndex(VOCAB), None) is None
+    assert MAPPINGS.create("none").map(VOCAB, NeighborIndex(VOCAB), None) is None

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from bench.registry import BUILTIN, ENTRY_POINT_GROUPS, Registry, UnknownNameError
+from bench.errors import InputError
+from bench.registry import (
+    BUILTIN,
+    ENTRY_POINT_GROUPS,
+    ParameterError,
+    Registry,
+    UnknownNameError,
+    declared_params,
+)
 
 
 def test_decorator_registration_returns_object():
@@ -296,3 +304,96 @@ def test_import_bench_does_not_read_entry_points():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert out.strip() == "0"
+
+
+# -- one name, one way to build ----------------------------------------------------------------
+
+class _Widget:
+    """A toy component: keyword-only parameters stored under their own names."""
+
+    name = ""
+
+    def __init__(self, *, size: int, colour: str = "red", n_threads: int | None = None,
+                 tags: tuple = ("a",)) -> None:
+        if size < 1:
+            raise ValueError(f"size must be >= 1, got {size}")
+        self.size, self.colour, self.n_threads, self.tags = size, colour, n_threads, tags
+
+
+def test_register_takes_the_name_attribute():
+    reg: Registry = Registry("widget", group="")
+
+    @reg.register()
+    class Big(_Widget):
+        name = "big"
+
+    assert reg.get("big") is Big
+    with pytest.raises(ValueError, match="has no 'name' attribute of its own"):
+        reg.register()(_Widget)  # the inherited "" is no name
+    with pytest.raises(ValueError, match="declares name 'big' but is registered as 'large'"):
+        reg.register("large")(Big)
+
+    @reg.register("small")
+    class Small(_Widget):  # an inherited default name: the registered one is set
+        pass
+
+    assert Small.name == "small" and _Widget.name == ""
+
+
+def test_lazy_builtin_name_must_match_the_class():
+    reg: Registry = Registry("widget", group="")
+    reg.register_lazy("wrong", "tests.test_registry:_Named")
+    with pytest.raises(ValueError, match="declares name 'named'"):
+        reg.get("wrong")
+
+
+class _Named(_Widget):
+    name = "named"
+
+
+def test_create_builds_and_names_bad_parameters():
+    reg: Registry = Registry("widget", group="")
+    reg.register("w")(_Widget)
+    w = reg.create("w", size=2)
+    assert isinstance(w, _Widget) and w.size == 2
+    with pytest.raises(UnknownNameError, match="did you mean 'w'"):
+        reg.create("ww", size=2)
+    with pytest.raises(ParameterError, match=r"widget 'w': unknown parameter 'colur' \(did you "
+                       r"mean 'colour'\?\); accepted: size, colour, n_threads, tags"):
+        reg.create("w", size=2, colur="blue")
+    with pytest.raises(ParameterError, match="widget 'w': missing required parameter 'size'"):
+        reg.create("w")
+    with pytest.raises(ParameterError, match="widget 'w': size must be >= 1, got 0") as e:
+        reg.create("w", size=0)
+    # one error, an input error that callers catching the old built-in kinds still catch
+    assert isinstance(e.value, InputError) and isinstance(e.value, ValueError)
+    assert isinstance(e.value, TypeError)
+
+
+def test_create_refuses_objects_that_are_not_classes():
+    reg: Registry = Registry("dataset", group="")
+    reg.register("x")(object())
+    with pytest.raises(TypeError, match="not a class"):
+        reg.create("x")
+
+
+def test_create_lets_precise_errors_through():
+    class Picky(_Widget):
+        name = "picky"
+
+        def __init__(self, **kw) -> None:  # **kw: any name passes the signature check
+            raise UnknownNameError("no such colour")
+
+    reg: Registry = Registry("widget", group="")
+    reg.register()(Picky)
+    with pytest.raises(UnknownNameError, match="no such colour"):
+        reg.create("picky", colour="x")
+
+
+def test_declared_params_read_the_constructor():
+    w = _Widget(size=3, n_threads=4, tags=("a", "b"))
+    assert declared_params(w) == {"size": 3, "colour": "red", "n_threads": 4,
+                                  "tags": ["a", "b"]}
+    assert list(declared_params(w, exclude={"n_threads"})) == ["size", "colour", "tags"]
+    assert declared_params(w, omit_default={"colour", "tags"}) == {
+        "size": 3, "n_threads": 4, "tags": ["a", "b"]}

@@ -24,14 +24,14 @@ Example:
     >>> from bench.attacks.adversary import attribute_adversary, make_adversary
     >>> adv = make_adversary("lexical", seed=0)
     >>> res = attribute_adversary(adv, X_train, g_train, X_test, g_test, X_dev=X_dev, y_dev=g_dev)
-    >>> res.metrics["privacy"], res.chance_level
+    >>> res.privacy, res.chance_level
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +43,10 @@ from bench.metrics.classification import (
     empirical_privacy,
     is_chance_level,
 )
-from bench.models import Model, make_model
+from bench.models import MODELS, Model
 from bench.registry import Registry
+from bench.results.sections import AdversaryResult as AdversaryRecord
+from bench.results.sections import AttributePrivacy
 
 logger = logging.getLogger(__name__)
 
@@ -103,23 +105,23 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
         params.setdefault("seed", seed)
         if n_classes is not None and np.asarray(y_train).ndim == 1:
             params.setdefault("n_classes", n_classes)
-        model = make_model(model, **params)
+        model = MODELS.create(model, **params)
     t0 = time.perf_counter()
     model.fit(X_train, y_train, X_dev, y_dev)
     t1 = time.perf_counter()
     pred = model.predict(X_test)
     t2 = time.perf_counter()
     y_test = np.asarray(y_test)
-    metrics: dict[str, Any] = empirical_privacy(y_test, pred, n_classes, seed=seed)
+    scores: dict[str, Any] = empirical_privacy(y_test, pred, n_classes, seed=seed)
     if chance is None:
         chance = chance_level(y_test, np.asarray(y_train), n_classes=n_classes, seed=seed)
-    metrics["chance_threshold"] = chance.threshold
-    metrics["chance_level"] = is_chance_level(metrics["adversary_macro_f1"], chance)
-    metrics["fit_seconds"] = t1 - t0
-    metrics["predict_seconds"] = t2 - t1
+    scores["chance_threshold"] = chance.threshold
+    scores["chance_level"] = is_chance_level(scores["adversary_macro_f1"], chance)
+    scores["fit_seconds"] = t1 - t0
+    scores["predict_seconds"] = t2 - t1
     logger.info("attribute adversary %s: macro-F1 %.4f (chance threshold %.4f), privacy %.4f",
-                model.name, metrics["adversary_macro_f1"], chance.threshold, metrics["privacy"])
-    return AdversaryResult(metrics, model, pred)
+                model.name, scores["adversary_macro_f1"], chance.threshold, scores["privacy"])
+    return AdversaryResult(scores, model, pred)
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,7 +241,6 @@ def make_adversary(name: str, *, seed: int, n_classes: int | None = None,
     the identity channel of the unprivatized baseline), so no adversary is special-cased by
     name.
     """
-    cls = ADVERSARIES.get(name)
     needs = adversary_needs(name)
     unknown = sorted(set(provided) - set(ADVERSARY_NEEDS))
     if unknown:
@@ -251,10 +252,7 @@ def make_adversary(name: str, *, seed: int, n_classes: int | None = None,
         kw.setdefault("n_classes", n_classes)
     for need in sorted(needs):
         kw[need] = provided.get(need)
-    try:
-        return cls(**kw)
-    except TypeError as e:
-        raise TypeError(f"adversary {name!r}: {e}") from None
+    return ADVERSARIES.create(name, **kw)
 
 
 def strongest(by_adversary: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
@@ -282,21 +280,22 @@ def headline(by_adversary: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def restrict(baseline_task: dict[str, Any] | None, names: Sequence[str]
-             ) -> dict[str, Any] | None:
+def restrict(baseline_task: AttributePrivacy | None, names: Sequence[str]
+             ) -> AttributePrivacy | None:
     """The baseline's headline over the adversaries ``names`` only (those a privatized cell
     runs), so Δprivacy and validity compare the same attacks: a vector-output cell, which has
     no text adversaries, is not compared with a baseline won by ``lexical``. ``None`` when the
     baseline ran none of them. Baselines without ``by_adversary`` (suite < 0.2) are returned
     as they are."""
-    if baseline_task is None or "by_adversary" not in baseline_task:
+    if baseline_task is None or not baseline_task.has("by_adversary"):
         return baseline_task
-    common = {n: m for n, m in baseline_task["by_adversary"].items() if n in set(names)}
-    return headline(common) if common else None
+    wanted = set(names)
+    common = {n: m.to_dict() for n, m in baseline_task.by_adversary.items() if n in wanted}
+    return AttributePrivacy.from_dict(headline(common)) if common else None
 
 
-def privacy_validity(baseline_task: dict[str, Any] | None, who: str | None = None
-                     ) -> tuple[bool | None, str | None]:
+def privacy_validity(baseline_task: Mapping[str, Any] | AdversaryRecord | None,
+                     who: str | None = None) -> tuple[bool | None, str | None]:
     """Whether a privacy measurement is valid, judged on the unprivatized baseline (issue rule).
 
     The strongest adversary must beat chance on the *unprivatized* text: otherwise a privatized
@@ -306,11 +305,12 @@ def privacy_validity(baseline_task: dict[str, Any] | None, who: str | None = Non
     the test documents (``adversary_macro_f1_ci95``, suite >= 0.3; older cells: the point
     estimate only), so one lucky split does not make a measurement. The one
     place this rule lives: the runner applies it to the headline, the report
-    (:func:`bench.report.privacy.judge`) to one named adversary.
+    (:func:`bench.analysis.privacy.judge`) to one named adversary.
 
     Args:
-        baseline_task: the baseline cell's ``metrics["privacy"][task]`` (``None``: no
-            baseline was run), or one adversary's entry of its ``by_adversary``.
+        baseline_task: the baseline cell's privacy of one private attribute
+            (:meth:`bench.results.sections.CellMetrics.attribute`, or the record as a dict;
+            ``None``: no baseline was run), or one adversary's entry of its ``by_adversary``.
         who: how the reason names the adversary (default: "the strongest adversary (NAME)").
 
     Returns:
@@ -318,11 +318,15 @@ def privacy_validity(baseline_task: dict[str, Any] | None, who: str | None = Non
     """
     if baseline_task is None:
         return None, "no unprivatized baseline to check the adversary against"
-    f1 = float(baseline_task["adversary_macro_f1"])
-    thr = float(baseline_task.get("chance_threshold", 0.0))
-    ci = baseline_task.get("adversary_macro_f1_ci95")
+    t = (baseline_task if isinstance(baseline_task, AdversaryRecord)
+         else AttributePrivacy.from_dict(baseline_task))
+    f1 = float(t.adversary_macro_f1)
+    thr = float(t.chance_threshold if t.has("chance_threshold") else 0.0)
+    ci = t.adversary_macro_f1_ci95
     if who is None:
-        who = f"the strongest adversary ({baseline_task.get('adversary', 'the adversary')})"
+        name = (t.adversary if isinstance(t, AttributePrivacy) and t.has("adversary")
+                else "the adversary")
+        who = f"the strongest adversary ({name})"
     if f1 <= thr:
         return False, (f"{who} reaches macro-F1 {f1:.3f} on the unprivatized text, not above "
                        f"the chance threshold {thr:.3f}: no valid privacy measurement")

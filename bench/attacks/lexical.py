@@ -162,10 +162,8 @@ class LexicalAdversary(Model):
         self.seed = int(seed)
 
     def params(self) -> dict[str, Any]:
-        """The settings and, once fitted, the chosen ``C`` and penalty."""
-        return {"C": self.C, "C_grid": list(self.C_grid), "penalties": list(self.penalties),
-                "min_df": self.min_df, "max_features": self.max_features, "seed": self.seed,
-                "chosen_C": getattr(self, "C_", None),
+        """The settings (:meth:`Model.params`) and, once fitted, the chosen ``C`` and penalty."""
+        return {**super().params(), "chosen_C": getattr(self, "C_", None),
                 "chosen_penalty": getattr(self, "penalty_", None)}
 
     # -- features ----------------------------------------------------------------------------

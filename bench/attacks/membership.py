@@ -72,7 +72,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bench.models import Model, make_model
+from bench.models import MODELS, Model
+from bench.results.sections import Membership, upgrade
 
 logger = logging.getLogger(__name__)
 
@@ -316,7 +317,7 @@ def resolve_target_params(model: Any, target_params: Mapping[str, Any] | str | N
     return dict(target_params)
 
 
-def mia_validity(baseline_metrics: Mapping[str, Any]) -> tuple[bool, str | None]:
+def mia_validity(baseline_metrics: Membership | Mapping[str, Any]) -> tuple[bool, str | None]:
     """Whether membership inference measures anything for the cells of this baseline.
 
     The MIA of a privatized cell is valid only if the strongest attack on the *unprivatized*
@@ -324,20 +325,22 @@ def mia_validity(baseline_metrics: Mapping[str, Any]) -> tuple[bool, str | None]
     rule as for the attribute adversaries, which must beat chance on the baseline).
 
     Args:
-        baseline_metrics: the unprivatized cell's MIA metrics (:attr:`MIAResult.metrics`), or
+        baseline_metrics: the unprivatized cell's MIA metrics (its
+            :attr:`bench.results.sections.CellMetrics.mia`, or :attr:`MIAResult.metrics`), or
             the cell's metrics holding them under ``"mia"``.
 
     Returns:
         ``(True, None)`` when valid, else ``(False, one-line reason)``.
     """
     m = baseline_metrics
-    if isinstance(m.get("mia"), Mapping):
-        m = m["mia"]
-    if "mia_auc" not in m:
+    if not isinstance(m, Membership):
+        cell = upgrade(m)  # a cell's metrics, or the MIA's own
+        m = cell.mia if cell.mia else Membership.from_dict(m)
+    if not m.has("mia_auc"):
         return False, "the unprivatized model has no MIA result, so MIA cannot be judged here"
-    name = m.get("mia_attack", "shadow")
-    auc = float(m["mia_auc"])
-    ci = m.get("mia_auc_ci")
+    name = m.mia_attack if m.has("mia_attack") else "shadow"
+    auc = float(m.mia_auc)
+    ci = m.mia_auc_ci
     if ci is None or len(ci) != 2 or not np.all(np.isfinite(np.asarray(ci, dtype=float))):
         return False, (f"strongest MIA on the unprivatized model ({name}) has AUC {auc:.2f} "
                        "without a confidence interval, so it cannot be shown above chance")
@@ -356,7 +359,7 @@ def _factory(model: str | Model | Callable[[], Model], model_params: dict[str, A
             params["seed"] = seed
             if n_classes is not None:
                 params.setdefault("n_classes", n_classes)
-            return make_model(model, **params)
+            return MODELS.create(model, **params)
         return build
     if isinstance(model, Model):
         if model.labels_ is not None:

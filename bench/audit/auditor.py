@@ -18,6 +18,7 @@ import numpy as np
 
 from bench.audit.events import Candidate, cp_lower, cp_upper, discrete_events, tail_events
 from bench.audit.records import AuditReport, AuditRow, write_audit_status
+from bench.defaults import DEFAULT_EMBEDDING
 from bench.embeddings import Embedding, load_embedding
 from bench.privatize import Privatizer
 
@@ -118,9 +119,8 @@ def audit_privatizer(mechanism: str, epsilon: float, *, params: dict | None = No
     a selection one) over ``embedding`` (default: the first ``vocab_size`` GloVe 6B 50d words).
     A bad configuration raises ``ValueError`` (or :class:`bench.registry.UnknownNameError` for
     a name)."""
-    emb = embedding if isinstance(embedding, Embedding) else load_embedding(embedding or
-                                                                            "glove-6b-50d",
-                                                                            vocab_size)
+    emb = embedding if isinstance(embedding, Embedding) else load_embedding(
+        embedding or DEFAULT_EMBEDDING, vocab_size)
     return Privatizer.build(mechanism=mechanism, epsilon=epsilon, sensitivity=sensitivity,
                             mapping=None, seed=seed,
                             embedding=emb, oov=oov, mechanism_params=params or {},

@@ -49,7 +49,7 @@ def user_argument(*kinds: type[Exception]) -> Iterator[None]:
 
     Example:
         >>> with user_argument():
-        ...     make_mechanism(args.mechanism, epsilon=args.epsilon)
+        ...     MECHANISMS.create(args.mechanism, epsilon=args.epsilon)
     """
     try:
         yield

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from bench.cli.common import UsageError, atomic_write, key_values, table, user_argument
+from bench.defaults import DEFAULT_VOCAB_SIZE
 
 
 def cmd_ls(args) -> str:
@@ -225,7 +226,7 @@ def add_privatize_parser(sub) -> None:
                     help="nearest (default for additive mechanisms), vickrey, or none "
                     "(selection mechanisms)")
     pr.add_argument("--seed", type=int, default=0)
-    pr.add_argument("--vocab-size", type=int, default=50_000)
+    pr.add_argument("--vocab-size", type=int, default=DEFAULT_VOCAB_SIZE)
     pr.add_argument("--oov", choices=["unk", "keep"], default="unk")
     pr.add_argument("--embedding", default="glove-6b-50d")
     pr.add_argument("--embedding-file", default=None, help="GloVe .txt or word2vec .vec file")

@@ -172,7 +172,7 @@ def register_dataset(
             name, fn, card, dict(options or {}), env_var, split_by_group, max_tokens, version,
             stratify,
         )
-        DATASETS.register(name)(spec)
+        DATASETS.register()(spec)
         return fn
 
     return deco

@@ -54,21 +54,21 @@ def construct(kind: str, name: str, params: Mapping[str, Any], epsilon: float = 
     """Build a component (unfitted) with plain params; ValueError/TypeError on bad params."""
     p = thaw(params)
     if kind == "mechanism":
-        from bench.mechanisms import make_mechanism
+        from bench.mechanisms import MECHANISMS
 
-        return make_mechanism(name, epsilon=epsilon, rng=0, **p)
+        return MECHANISMS.create(name, epsilon=epsilon, rng=0, **p)
     if kind == "sensitivity":
-        from bench.sensitivity import make_sensitivity
+        from bench.sensitivity import SENSITIVITY
 
-        return make_sensitivity(name, **p)
+        return SENSITIVITY.create(name, **p)
     if kind == "mapping":
-        from bench.mapping import make_mapping
+        from bench.mapping import MAPPINGS
 
-        return make_mapping(name, **p)
+        return MAPPINGS.create(name, **p)
     if kind == "rewriter":
-        from bench.rewriters import make_rewriter
+        from bench.rewriters import REWRITERS
 
-        return make_rewriter(name, **p)
+        return REWRITERS.create(name, **p)
     raise KeyError(kind)
 
 

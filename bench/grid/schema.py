@@ -11,6 +11,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
 from bench.errors import InputError
 
 AXES: tuple[str, ...] = ("dataset", "model", "mechanism", "sensitivity", "mapping", "rewriter",
@@ -61,9 +62,9 @@ METRIC_GROUPS: dict[str, str] = {
 metrics have their own switches, ``settings.mia`` and ``settings.rewrite_metrics``)."""
 
 SETTINGS_DEFAULTS: dict[str, Any] = {
-    "embedding": "glove-6b-50d",
+    "embedding": DEFAULT_EMBEDDING,
     "embedding_path": None,
-    "vocab_size": 50_000,
+    "vocab_size": DEFAULT_VOCAB_SIZE,
     "oov": "unk",
     "metrics": ["utility", "privacy", "runtime", "guarantee"],
     "mia": False,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.leaderboard.build import SCHEMA, SCHEMA_VERSION, build
+from bench.leaderboard.report_page import render_grid_page
 from bench.leaderboard.sources import LeaderboardError, Source, read_folder, read_mlflow
 
 
@@ -110,4 +111,5 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
 
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "LeaderboardError", "build", "build_leaderboard",
+           "render_grid_page",
            "read_sources", "write_leaderboard"]

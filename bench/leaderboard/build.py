@@ -1,7 +1,7 @@
 """From merged cells to ``leaderboard.json``: boards, entries, points, scores, ranks.
 
-The cells are read the way ``bench report`` reads them (:mod:`bench.report.results`,
-:mod:`bench.report.privacy`): pooled over seeds per configuration and ε, privacy as the
+The cells are read the way ``bench report`` reads them (:mod:`bench.analysis.results`,
+:mod:`bench.analysis.privacy`): pooled over seeds per configuration and ε, privacy as the
 strongest adversary (or the one chosen) with its validity judged on the baseline. A *board* is
 one dataset × utility task × private attribute (× suite version unless mixed versions are
 allowed); an *entry* is one configuration on a board, its points are its ε values.
@@ -28,17 +28,17 @@ from typing import Any
 import numpy as np
 
 import bench
+from bench.analysis.audits import NOT_AUDITED, AuditSet, load_audits
 from bench.analysis.baseline import BaselineIndex
+from bench.analysis.guarantees import describe_guarantee
+from bench.analysis.measures import MEASURE_LABELS, point_measures
+from bench.analysis.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
+from bench.analysis.results import CellRecord, Group, group_cells
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
 from bench.leaderboard.titles import BoardInfo, describe_board, titles
-from bench.report.audits import NOT_AUDITED, AuditSet, load_audits
-from bench.report.guarantees import describe_guarantee
-from bench.report.measures import MEASURE_LABELS, point_measures
-from bench.report.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
-from bench.report.results import CellRecord, Group, dig, group_cells
 
 SCHEMA = "bench-leaderboard"
 SCHEMA_VERSION = 1
@@ -49,14 +49,14 @@ NO_ATTRIBUTE = ""
 
 
 def _utility_task(row: Row) -> str:
-    tasks = {str(dig(r.metrics, "utility", "task") or "utility") for r in row.records()}
+    tasks = {str(r.sections.utility.task or "utility") for r in row.records()}
     return " / ".join(sorted(tasks))
 
 
 def _attributes(row: Row) -> list[str]:
     names: set[str] = set()
     for r in row.records():
-        names |= {k for k, v in (r.metrics.get("privacy") or {}).items() if isinstance(v, dict)}
+        names |= set(r.sections.attributes)
     return sorted(names)
 
 
@@ -65,16 +65,16 @@ def _point(g: Group, task: str) -> tuple[Point | None, GroupPrivacy]:
     gp = group_privacy(g, task)
     pairs, p_cis, u_cis = [], [], []
     for r in g.records:
-        p = dig(r.metrics, "privacy", task)
-        u = dig(r.metrics, "utility", "macro_f1")
-        if not isinstance(p, Mapping) or p.get("privacy_valid") is False:
+        m = r.sections
+        p = m.attribute(task)
+        if task not in m.attributes or p.privacy_valid is False:
             continue
-        pv, uv = p.get("privacy"), u
+        pv, uv = p.privacy, m.utility.macro_f1
         if isinstance(pv, (int, float)) and isinstance(uv, (int, float)) \
                 and math.isfinite(pv) and math.isfinite(uv):
             pairs.append((float(pv), float(uv)))
-            p_cis.append(p.get("privacy_ci95"))
-            u_cis.append(dig(r.metrics, "utility", "macro_f1_ci95"))
+            p_cis.append(p.privacy_ci95)
+            u_cis.append(m.utility.macro_f1_ci95)
     if not pairs:
         return None, gp
     single = len(pairs) == 1
@@ -183,13 +183,13 @@ def _mia(g: Group) -> dict[str, Any] | None:
 def _void(row: Row) -> bool:
     """Whether a cell of the row has no DP guarantee at all (a departure run with
     ``allow_no_guarantee``: :attr:`bench.guarantee.Guarantee.void`)."""
-    return any((r.metrics.get("guarantee") or {}).get("void") is True for r in row.records())
+    return any((r.sections.guarantee or {}).get("void") is True for r in row.records())
 
 
 def _guarantee(row: Row) -> str:
     texts: list[str] = []
     for r in row.records():
-        gd = r.metrics.get("guarantee")
+        gd = r.sections.guarantee
         t = describe_guarantee(gd) + (" (estimated)" if gd and gd.get("proven") is False
                                       else "")
         if t not in texts:
@@ -277,10 +277,10 @@ def _entry(board: _Board, row: Row, opts: _Options,
     audit, audits = _audit(row, opts.audits, opts.copies)
     for k, (eps, g) in enumerate(sorted(row.by_eps.items())):
         pt, gp = _point(g, attr)
-        u, u_ci = _stat_json(g.stat(lambda m: m["utility"]["macro_f1"],
-                                    lambda m: m["utility"]["macro_f1_ci95"]))
+        u, u_ci = _stat_json(g.stat(lambda m: m.utility.macro_f1,
+                                    lambda m: m.utility.macro_f1_ci95))
         p, p_ci = _stat_json(gp.stat)
-        nw = g.stat(lambda m: m["n_w"])
+        nw = g.stat(lambda m: m.n_w)
         json_points.append({
             "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
             "privacy_valid": gp.valid, "adversary": gp.adversary or None,
@@ -337,7 +337,7 @@ def _entry(board: _Board, row: Row, opts: _Options,
 def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
     g = next(iter(row.by_eps.values()))
     gp = group_privacy(g, attr)
-    u = g.stat(lambda m: m["utility"]["macro_f1"])
+    u = g.stat(lambda m: m.utility.macro_f1)
     return {"model": row.model, "suite_version": row.suite,
             "utility": None if u is None else float(u.mean),
             "privacy": None if gp.stat is None else float(gp.stat.mean),
@@ -405,7 +405,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     ``verify`` > 0, ``verify`` cells of every entry are recomputed first
     (:mod:`bench.leaderboard.recompute`).
 
-    ``adversary``: which adversary privacy is read from (:func:`bench.report.privacy.
+    ``adversary``: which adversary privacy is read from (:func:`bench.analysis.privacy.
     select_privacy`; None: the strongest). ``extra_audits`` (folders) and ``audit_sets``
     (records already read): audit records that count for every entry. ``stamp`` False leaves
     out the date and the bench version (``generated``, ``generated_by`` null), so the same

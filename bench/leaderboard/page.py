@@ -76,7 +76,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from bench.report.privacy import describe_choice
+from bench.analysis.privacy import describe_choice
 
 logger = logging.getLogger(__name__)
 

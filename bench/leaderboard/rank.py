@@ -25,7 +25,7 @@ overlapping-interval ranks invented differences; this interval's coverage is che
 simulation in ``tests/leaderboard/test_rank.py`` (at least 0.93 at 3 seeds). It is symmetric,
 so the score is always inside it.
 
-**Ranks**: ``rank_i = 1 + #{j : lo_j > hi_i}`` (:func:`bench.report.stats.interval_ranks`), so
+**Ranks**: ``rank_i = 1 + #{j : lo_j > hi_i}`` (:func:`bench.analysis.stats.interval_ranks`), so
 entries whose intervals overlap share a rank; entries with an audit violation are ranked after
 every other entry.
 """
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from bench.report.stats import interval_ranks
+from bench.analysis.stats import interval_ranks
 
 Z95 = 1.959963984540054
 """The standard normal's 97.5% quantile: a 95% interval is mean ± Z95·σ."""

@@ -15,7 +15,7 @@ the report is written; each cell's hash names its folder ``cells/<hash>``). The 
 records count for every entry.
 
 Example:
-    >>> from bench.report.results import load_results
+    >>> from bench.analysis.results import load_results
     >>> rs = load_results("results", "quickstart")
     >>> Path("results/report/leaderboard.html").write_text(render_grid_page(rs))
 """
@@ -25,11 +25,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bench.analysis.audits import AuditSet
+from bench.analysis.results import ResultSet
 from bench.leaderboard.build import build
 from bench.leaderboard.page import render_page
 from bench.leaderboard.sources import cells_source
-from bench.report.audits import AuditSet
-from bench.report.results import ResultSet
 
 SOURCE_ID = "s0"
 """The id of the one source of a per-grid leaderboard."""
@@ -47,10 +47,10 @@ def grid_document(results: ResultSet, *, adversary: str | None = None,
     """The ``leaderboard.json`` document of the cells of one report.
 
     Args:
-        results: the cells as the report read them (:func:`bench.report.results.load_results`,
+        results: the cells as the report read them (:func:`bench.analysis.results.load_results`,
             filtered to its grid); its reading warnings become the source's problems.
         adversary: the adversary privacy is read from (None: the strongest;
-            :func:`bench.report.privacy.select_privacy`).
+            :func:`bench.analysis.privacy.select_privacy`).
         audits: the report's ``bench audit`` records (None: none read).
 
     Returns:

@@ -1,13 +1,13 @@
 """Configurations gathered over ε: the rows a leaderboard's entries are made from.
 
 The report pools the cells of one configuration at one ε over their seeds into a
-:class:`~bench.report.results.Group`; a :class:`Row` holds one configuration (dataset × model ×
+:class:`~bench.analysis.results.Group`; a :class:`Row` holds one configuration (dataset × model ×
 sensitivity approach × mechanism × mapping, suite version apart) with its groups by ε. Both
 ``bench leaderboard`` and the per-grid page of ``bench report`` build their entries from these
 rows (:mod:`bench.leaderboard.build`).
 
 Example:
-    >>> from bench.report.results import group_cells, load_results
+    >>> from bench.analysis.results import group_cells, load_results
     >>> groups, _warnings = group_cells(load_results("results").cells)
     >>> [r.config for r in rows_by_config(groups)][:1]
     ['none · sens=none · map=none']
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bench.report.results import CellRecord, Group
+from bench.analysis.results import CellRecord, Group
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Row:
     @property
     def is_baseline(self) -> bool:
         """Whether this is the unprivatized baseline (its configurations' :attr:`Config.baseline
-        <bench.report.results.Config.baseline>`)."""
+        <bench.analysis.results.Config.baseline>`)."""
         return any(g.config.is_baseline for g in self.by_eps.values())
 
     @property

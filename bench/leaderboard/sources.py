@@ -37,7 +37,7 @@ from bench.results.signing import SignatureError, cell_signer, verify_signature
 from bench.results.store import MAX_FILE_BYTES, manifest_problem, parse_object, read_regular
 
 if TYPE_CHECKING:
-    from bench.report.results import CellRecord
+    from bench.analysis.results import CellRecord
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import math
 import random
 from typing import Any
 
-from bench.report.measures import MEASURE_LABELS
+from bench.analysis.measures import MEASURE_LABELS
 from bench.results.layout import METRICS, SPEC
 
 HOSTILE_MECHANISM = "<script>alert(1)</script>"

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.report.results import CellRecord, fmt_value
+from bench.analysis.results import CellRecord, fmt_value
 
 FILE_DATASETS = frozenset({"csv", "jsonl"})
 """Datasets read from a user's file: titled by the file's base name."""

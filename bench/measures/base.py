@@ -2,8 +2,9 @@
 
 A measure reads what a cell's stages produced (the original and privatized documents, the
 cell's privatizer configuration, the membership attacks' scores) and returns a small record
-that lands in the cell's metrics under ``metrics["measures"][<name>]``. A grid asks for
-measures by name (``settings.measures: [reconstruction, linkage, s_w, mia_low_fpr]``); each
+that lands in the cell's metrics as its ``measures`` entry ``<name>`` (``m.measure(name)``).
+A grid asks for measures by name (``settings.measures: [reconstruction, linkage, s_w,
+mia_low_fpr]``); each
 measure's ``name=version`` is part of the hash of every cell that computes it, and a grid that
 asks for none leaves every cell's identity unchanged (:data:`bench.grid.OPTIONAL_SETTINGS`).
 
@@ -42,7 +43,7 @@ class Measure:
     """One measurement a grid can add to its cells (see the module docstring)."""
 
     name: str
-    """Its name in ``settings.measures`` and in ``metrics["measures"]``."""
+    """Its name in ``settings.measures`` and in the cell's ``measures`` (``m.measure(name)``)."""
     version: str
     """Bumped when what it computes changes (part of the hash of every cell computing it)."""
     description: str
@@ -127,7 +128,7 @@ MEASURES: Registry[Measure] = Registry("measure")
 
 def register_measure(measure: Measure) -> Measure:
     """Register ``measure`` under its name in :data:`MEASURES` and return it."""
-    return MEASURES.register(measure.name)(measure)
+    return MEASURES.register()(measure)
 
 
 def measure(name: str) -> Measure:

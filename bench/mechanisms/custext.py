@@ -21,7 +21,7 @@ from bench.neighbors import NeighborIndex
 logger = logging.getLogger(__name__)
 
 
-@MECHANISMS.register("custext")
+@MECHANISMS.register()
 class CusText(SelectionMechanism):
     """CusText (Chen et al. 2023, Sec. 3 and Alg. 1): exponential mechanism over K-word sets.
 

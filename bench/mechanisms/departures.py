@@ -23,7 +23,7 @@ rewriter's ``train_embeddings`` (:mod:`bench.rewriters.autoencoder`); the fourth
 trained on the data it rewrites, the grid setting ``rewriter_fit_on: private``.
 
 Example:
-    >>> m = make_mechanism("laplace", epsilon=1.0, C=0.005, clip=False,
+    >>> m = MECHANISMS.create("laplace", epsilon=1.0, C=0.005, clip=False,
     ...                    noise_shared="batch", allow_no_guarantee=True)
     >>> m.fit(space).guarantee().describe(symbolic=True)
     'no DP guarantee'

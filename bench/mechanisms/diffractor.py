@@ -13,7 +13,7 @@ truncated_exponential``) and the package ``dp-diffractor`` 0.2.1 (``diffractor/u
 lists is derived in :class:`Diffractor`'s docstring.
 
 Example:
-    >>> mech = make_mechanism("diffractor", epsilon=1.0, rng=0).fit(space)
+    >>> mech = MECHANISMS.create("diffractor", epsilon=1.0, rng=0).fit(space)
     >>> mech.sample(np.array([3, 3, 7]))
 """
 
@@ -220,7 +220,7 @@ def tem_probs(j: np.ndarray, i: np.ndarray, n: int, epsilon: float, gamma: int) 
 # The mechanism
 # --------------------------------------------------------------------------------------------
 
-@MECHANISMS.register("diffractor")
+@MECHANISMS.register()
 class Diffractor(SelectionMechanism):
     """1-Diffractor (Meisenbacher, Chevli & Matthes 2024; public code, see the module docstring).
 

@@ -37,7 +37,7 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, l2_sensitivity: float)
     return brentq(excess, lo, hi, xtol=1e-14 * l2_sensitivity, rtol=1e-12, maxiter=500)
 
 
-@MECHANISMS.register("gaussian")
+@MECHANISMS.register()
 class ClippedGaussian(ClippedMechanism):
     """Gaussian mechanism with norm clipping (Huang et al. 2024, Thm. 2): (ε, δ)-DP.
 

@@ -17,7 +17,7 @@ from bench.mechanisms.base import MECHANISMS
 from bench.mechanisms.clipped import ClippedMechanism
 
 
-@MECHANISMS.register("laplace")
+@MECHANISMS.register()
 class ClippedLaplace(ClippedMechanism):
     """Laplace mechanism with norm clipping (Huang et al. 2024, Thm. 1): ε-DP.
 

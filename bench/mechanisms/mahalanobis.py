@@ -17,7 +17,7 @@ from bench.mechanisms.base import MECHANISMS, AdditiveMechanism, metric_guarante
 logger = logging.getLogger(__name__)
 
 
-@MECHANISMS.register("mahalanobis")
+@MECHANISMS.register()
 class RegularizedMahalanobis(AdditiveMechanism):
     """Regularized Mahalanobis mechanism (Xu et al. 2020, Alg. 1 and Thm. 1).
 

@@ -22,7 +22,7 @@ from bench.mechanisms.base import (
 )
 
 
-@MECHANISMS.register("mvl")
+@MECHANISMS.register()
 class MultivariateLaplace(AdditiveMechanism):
     """Multivariate Laplace / CMP mechanism (Feyisetan et al. 2020; Riecker 2023, Def. 2.1.5).
 

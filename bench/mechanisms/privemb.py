@@ -11,7 +11,7 @@ from bench.mechanisms.base import MECHANISMS
 from bench.mechanisms.mvl import MultivariateLaplace
 
 
-@MECHANISMS.register("privemb")
+@MECHANISMS.register()
 class PrivEmb(MultivariateLaplace):
     """PrivEmb (Feyisetan & Kasiviswanathan 2021): JL projection + calibrated multivariate Laplace.
 

@@ -23,7 +23,7 @@ from bench.mechanisms.channels import ExpChannel
 from bench.neighbors import NeighborIndex
 
 
-@MECHANISMS.register("santext")
+@MECHANISMS.register()
 class SanText(SelectionMechanism):
     """SanText (Yue et al. 2021, Alg. 1 / Eq. 2): P(y|x) ∝ exp(−ε·d(x, y)/2) over all of W.
 

@@ -25,7 +25,7 @@ from bench.mechanisms.channels import ExpChannel
 from bench.neighbors import NeighborIndex
 
 
-@MECHANISMS.register("tem")
+@MECHANISMS.register()
 class TEM(SelectionMechanism):
     """Truncated exponential mechanism (Carvalho et al. 2021, Alg. 2; γ from Thm. 4.2).
 

@@ -26,7 +26,7 @@ CODE_EPSILON_LIMIT = 8.6
 """Above this ε the public code replaces d (its limit √300/2 ≈ 8.66 rounded down)."""
 
 
-@MECHANISMS.register("trlaplace")
+@MECHANISMS.register()
 class TruncatedLaplace(ClippedMechanism):
     """High-dimensional truncated Laplace mechanism (Huang et al. 2024, Thm. 3): (ε, δ)-DP.
 

@@ -43,7 +43,7 @@ def truncated_poisson_ppf(u: np.ndarray, lam: float, high: int) -> np.ndarray:
     return np.clip(k, 1, high).astype(np.int64)
 
 
-@MECHANISMS.register("truncated_gumbel")
+@MECHANISMS.register()
 class TruncatedGumbel(SelectionMechanism):
     """Truncated Gumbel mechanism (Xu et al. 2021a; Riecker 2023, Alg. 1).
 

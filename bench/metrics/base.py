@@ -91,7 +91,7 @@ METRICS: Registry[Metric] = Registry("metric")
 def register_metric(metric: Metric) -> Metric:
     """Register ``metric`` under its name in :data:`METRICS` (a taken name is an error) and
     return it."""
-    return METRICS.register(metric.name)(metric)
+    return METRICS.register()(metric)
 
 
 def metric(name: str) -> Metric:

@@ -14,16 +14,14 @@ Every model implements :class:`~bench.models.base.Model`: ``fit(X, y, X_dev=None
 ``{"text"}``); :func:`check_model_input` tells the grid why a combination is skipped.
 
 Example:
-    >>> from bench.models import make_model, check_model_input
+    >>> from bench.models import MODELS, check_model_input
     >>> check_model_input("transformer", "vectors")
     "model 'transformer' takes text input only; ..."
-    >>> model = make_model("bow", seed=0).fit(train_tokens, y_train)
+    >>> model = MODELS.create("bow", seed=0).fit(train_tokens, y_train)
     >>> y_hat = model.predict(test_tokens)
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from bench.models.base import (
     INPUT_KINDS,
@@ -40,20 +38,6 @@ MODELS.register_lazy("bow", "bench.models.bow:BowClassifier")
 MODELS.register_lazy("lstm", "bench.models.lstm:LSTMClassifier")
 MODELS.register_lazy("transformer", "bench.models.transformer:TransformerClassifier")
 MODELS.register_lazy("majority", "bench.models.bow:MajorityClassifier")
-
-
-def make_model(name: str, **params: Any) -> Model:
-    """Construct the model registered as ``name`` with keyword ``params``.
-
-    Raises:
-        UnknownNameError: an unknown model name (with did-you-mean).
-        TypeError: an unknown parameter for that model.
-    """
-    cls = MODELS.get(name)
-    try:
-        return cls(**params)
-    except TypeError as e:
-        raise TypeError(f"model {name!r}: {e}") from None
 
 
 def model_accepts(name: str) -> frozenset[str]:
@@ -86,7 +70,6 @@ __all__ = [
     "ModelInputError",
     "check_model_input",
     "input_kind",
-    "make_model",
     "model_accepts",
     "public_embedding",
 ]

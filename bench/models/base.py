@@ -2,7 +2,7 @@
 
 Every model is a small scikit-learn-like class::
 
-    model = make_model("bow", seed=0).fit(X_train, y_train, X_dev, y_dev)
+    model = MODELS.create("bow", seed=0).fit(X_train, y_train, X_dev, y_dev)
     proba = model.predict_proba(X_test)      # (n, k)
     y_hat = model.predict(X_test)            # (n,) class ids, or (n, k) 0/1 for multilabel
 
@@ -45,6 +45,9 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
+
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
+from bench.registry import declared_params
 
 logger = logging.getLogger(__name__)
 
@@ -329,7 +332,7 @@ def torch_context(seed: int, num_threads: int | None, device: str = "cpu") -> It
 
 
 @lru_cache(maxsize=4)
-def public_embedding(name: str = "glove-6b-50d", vocab_size: int = 50_000):
+def public_embedding(name: str = DEFAULT_EMBEDDING, vocab_size: int = DEFAULT_VOCAB_SIZE):
     """The public embedding for text input, loaded once per process (:mod:`bench.embeddings`)."""
     from bench.embeddings import load_embedding
 
@@ -340,13 +343,16 @@ class Model:
     """Base class: the interface every registered model implements.
 
     Subclasses set :attr:`name`, :attr:`version` and :attr:`accepts`, and implement
-    :meth:`fit` and :meth:`predict_proba`.
+    :meth:`fit` and :meth:`predict_proba`. Their hyperparameters are declared once, as
+    keyword-only constructor arguments stored under the same names: :meth:`params` reads them.
     """
 
     name: ClassVar[str] = "model"
     version: ClassVar[str] = "1"
     accepts: ClassVar[frozenset[str]] = frozenset(INPUT_KINDS)
     """Input kinds the model can train on (``text``, ``vectors``)."""
+    not_params: ClassVar[frozenset[str]] = frozenset({"n_classes", "num_threads"})
+    """Constructor arguments that are not hyperparameters, left out of :meth:`params`."""
 
     labels_: LabelInfo | None = None
     thresholds_: np.ndarray | None = None
@@ -366,8 +372,10 @@ class Model:
         return self._fitted().decide(self.predict_proba(X), self.thresholds_)
 
     def params(self) -> dict[str, Any]:
-        """The model's hyperparameters (JSON-serialisable), for result files."""
-        return {}
+        """The model's hyperparameters (JSON-serialisable), for result files: the constructor's
+        keyword arguments in signature order, as stored, less :attr:`not_params`
+        (:func:`bench.registry.declared_params`)."""
+        return declared_params(self, exclude=self.not_params)
 
     # helpers -------------------------------------------------------------------------------
 

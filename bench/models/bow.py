@@ -32,8 +32,8 @@ the membership-inference attack uses it for its memorising target
 (:data:`bench.attacks.membership.MEMORISING_PARAMS`).
 
 Example:
-    >>> from bench.models import make_model
-    >>> m = make_model("bow", C=1.0).fit([["good", "film"], ["bad", "film"]], np.array([1, 0]))
+    >>> from bench.models import MODELS
+    >>> m = MODELS.create("bow", C=1.0).fit([["good", "film"], ["bad", "film"]], np.array([1, 0]))
     >>> m.predict([["good"]])
 """
 
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
 from bench.models.base import (
     Model,
     as_token_lists,
@@ -108,8 +109,8 @@ class BowClassifier(Model):
     version = "2"
     accepts = frozenset({"text", "vectors"})
 
-    def __init__(self, *, C: float = 1.0, max_iter: int = 1000, embedding: str = "glove-6b-50d",
-                 vocab_size: int = 50_000, class_weight: str | None = "auto",
+    def __init__(self, *, C: float = 1.0, max_iter: int = 1000, embedding: str = DEFAULT_EMBEDDING,
+                 vocab_size: int = DEFAULT_VOCAB_SIZE, class_weight: str | None = "auto",
                  tune_thresholds: bool = True, word_features: bool = False,
                  n_classes: int | None = None, seed: int = 0) -> None:
         if C <= 0:
@@ -123,13 +124,6 @@ class BowClassifier(Model):
         self.vocab_size = int(vocab_size)
         self.n_classes = n_classes
         self.seed = int(seed)
-
-    def params(self) -> dict[str, Any]:
-        """The hyperparameters (see :meth:`Model.params`)."""
-        return {"C": self.C, "max_iter": self.max_iter, "embedding": self.embedding,
-                "vocab_size": self.vocab_size, "class_weight": self.class_weight,
-                "tune_thresholds": self.tune_thresholds, "word_features": self.word_features,
-                "seed": self.seed}
 
     def _features(self, X: Sequence[Any]) -> np.ndarray:
         kind = self._check_input(X)
@@ -235,6 +229,7 @@ class MajorityClassifier(Model):
     name = "majority"
     version = "1"
     accepts = frozenset({"text", "vectors"})
+    not_params = frozenset({"n_classes", "seed"})  # no hyperparameters: its record is {}
 
     def __init__(self, *, n_classes: int | None = None, seed: int = 0) -> None:
         self.n_classes = n_classes

@@ -47,8 +47,8 @@ These are deviations from the thesis (unweighted loss, 3 fixed epochs, threshold
 ``class_weight=None, early_stopping=False, tune_thresholds=False`` for the version-1 behaviour.
 
 Example:
-    >>> from bench.models import make_model
-    >>> m = make_model("lstm", epochs=3, seed=0).fit(train_tokens, y_train)
+    >>> from bench.models import MODELS
+    >>> m = MODELS.create("lstm", epochs=3, seed=0).fit(train_tokens, y_train)
     >>> y_hat = m.predict(test_tokens)
 """
 
@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.defaults import DEFAULT_EMBEDDING, DEFAULT_VOCAB_SIZE
 from bench.models.base import (
     EarlyStopping,
     Model,
@@ -148,7 +149,7 @@ class LSTMClassifier(Model):
                  pooling: str = "last", class_weight: str | None = "auto",
                  early_stopping: bool = True, patience: int = 5, tune_thresholds: bool = True,
                  select_on_dev: bool = False,
-                 embedding: str = "glove-6b-50d", vocab_size: int = 50_000,
+                 embedding: str = DEFAULT_EMBEDDING, vocab_size: int = DEFAULT_VOCAB_SIZE,
                  n_classes: int | None = None, seed: int = 0,
                  num_threads: int | None = None) -> None:
         if pooling not in POOLINGS:
@@ -180,15 +181,6 @@ class LSTMClassifier(Model):
         self.n_classes = n_classes
         self.seed = int(seed)
         self.num_threads = num_threads
-
-    def params(self) -> dict[str, Any]:
-        """The hyperparameters (see :meth:`Model.params`)."""
-        return {"hidden_size": self.hidden_size, "dropout": self.dropout, "lr": self.lr,
-                "batch_size": self.batch_size, "epochs": self.epochs, "max_len": self.max_len,
-                "pooling": self.pooling, "class_weight": self.class_weight,
-                "early_stopping": self.early_stopping, "patience": self.patience,
-                "tune_thresholds": self.tune_thresholds, "select_on_dev": self.select_on_dev,
-                "embedding": self.embedding, "vocab_size": self.vocab_size, "seed": self.seed}
 
     # data ----------------------------------------------------------------------------------
 

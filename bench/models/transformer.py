@@ -32,8 +32,8 @@ embeds word pieces itself (Riecker 2023, Sec. 4.3). Token lists are joined with 
 WordPiece tokenizer (which splits punctuation itself).
 
 Example:
-    >>> from bench.models import make_model
-    >>> m = make_model("transformer", epochs=1, max_length=64).fit(train_tokens, y_train)
+    >>> from bench.models import MODELS
+    >>> m = MODELS.create("transformer", epochs=1, max_length=64).fit(train_tokens, y_train)
     >>> m.predict_proba(test_tokens).shape
 """
 
@@ -150,14 +150,10 @@ class TransformerClassifier(Model):
         self.num_threads = num_threads
 
     def params(self) -> dict[str, Any]:
-        """The hyperparameters (see :meth:`Model.params`)."""
-        return {"epochs": self.epochs, "lr": self.lr, "batch_size": self.batch_size,
-                "max_length": self.max_length, "weight_decay": self.weight_decay,
-                "freeze_embeddings": self.freeze_embeddings,
-                "model": self.model_path or f"{PACKAGE}/model",
-                "class_weight": self.class_weight, "early_stopping": self.early_stopping,
-                "patience": self.patience, "tune_thresholds": self.tune_thresholds,
-                "seed": self.seed}
+        """:meth:`Model.params`, with ``model_path`` recorded as ``model`` (the packaged model
+        when it is not given)."""
+        return dict(("model", v or f"{PACKAGE}/model") if k == "model_path" else (k, v)
+                    for k, v in super().params().items())
 
     def _texts(self, X: Sequence[Any]) -> list[str]:
         self._check_input(X)

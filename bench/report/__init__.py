@@ -3,15 +3,15 @@
 ``bench report [--results DIR] [--out DIR] [--grid NAME] [--audit DIR] [--adversary NAME]``
 calls :func:`cli_report`; the same is available without the CLI as ``python -m bench.report``.
 Privacy is the headline ``1 − max adversary macro-F1`` unless ``adversary`` names one
-(:mod:`bench.report.privacy`); where it is not a valid measurement (the adversary is at chance
+(:mod:`bench.analysis.privacy`); where it is not a valid measurement (the adversary is at chance
 on the unprivatized baseline) the report says "no valid privacy measurement" and shows no
 trade-off. Every table is written as Markdown, LaTeX and CSV; numbers are aggregated over
 seeds with a 95% interval (Student t over n ≥ 2 seeds, a single run's bootstrap over the test
-documents, or none; :mod:`bench.report.stats`), a Δ vs the baseline that is not significant is
+documents, or none; :mod:`bench.analysis.stats`), a Δ vs the baseline that is not significant is
 marked ``ns``, and the leaderboard's ranks never separate entries whose intervals overlap;
 results of different suite versions or dataset contents are never pooled; the output is
 byte-identical for the same results. ``bench audit`` status records
-(``<results>/audit``) add an audit column (:mod:`bench.report.audits`). See
+(``<results>/audit``) add an audit column (:mod:`bench.analysis.audits`). See
 ``docs/report.md``.
 
 Example:
@@ -24,22 +24,10 @@ from __future__ import annotations
 
 import logging
 
-from bench.report.audits import AuditRecord, AuditSet, load_audits
+from bench.analysis.results import ReportError
 from bench.report.build import ReportSummary, build_report, cli_report, headline_metrics
 from bench.report.guarantees import guarantee_table
 from bench.report.plots import render_curves, write_curves
-from bench.report.privacy import select_privacy
-from bench.report.results import (
-    CellRecord,
-    Config,
-    FailedCell,
-    Group,
-    ReportError,
-    ResultSet,
-    Stat,
-    group_cells,
-    load_results,
-)
 from bench.report.rewrite import rewrite_tables
 from bench.report.table import Table
 from bench.report.tradeoff import tradeoff_tables
@@ -47,27 +35,15 @@ from bench.report.tradeoff import tradeoff_tables
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "AuditRecord",
-    "AuditSet",
-    "CellRecord",
-    "Config",
-    "FailedCell",
-    "Group",
     "ReportError",
     "ReportSummary",
-    "ResultSet",
-    "Stat",
     "Table",
     "build_report",
     "cli_report",
-    "group_cells",
     "guarantee_table",
     "headline_metrics",
-    "load_audits",
-    "load_results",
     "render_curves",
     "rewrite_tables",
-    "select_privacy",
     "tradeoff_tables",
     "write_curves",
 ]

@@ -15,7 +15,7 @@ leaves the previous report untouched and a success leaves no stale files. An exi
 holding anything but those entries is never replaced.
 
 Audit status: the ``bench audit`` records under ``<results>/audit`` (or ``audit=DIR``) are
-matched to the privatized configurations (:mod:`bench.report.audits`) and shown in the
+matched to the privatized configurations (:mod:`bench.analysis.audits`) and shown in the
 leaderboard's Audit column, a "Privacy audit" table in ``index.md`` and ``metrics.json``.
 Without that folder ``index.md`` and ``metrics.json`` have no audit section or fields (and are
 unchanged); the leaderboard shows every entry "not audited".
@@ -23,7 +23,7 @@ unchanged); the leaderboard shows every entry "not audited".
 Privacy: by default the headline, ``1 − max adversary macro-F1`` (the strongest attack, named
 in the tables' Adversary column and the leaderboard); ``adversary="model"`` (the cell's own
 model, the thesis layout) or ``adversary="<name>"`` reads that adversary instead, with the deltas
-recomputed against the baseline (:mod:`bench.report.privacy`). ``index.md`` states per dataset ×
+recomputed against the baseline (:mod:`bench.analysis.privacy`). ``index.md`` states per dataset ×
 model × attribute whether privacy is a valid measurement (the adversary beats chance on the
 unprivatized baseline) and why not; where it is not, no Δprivacy or trade-off is shown.
 
@@ -43,11 +43,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.report.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
-from bench.report.guarantees import guarantee_table
-from bench.report.measures import measures_tables
-from bench.report.plots import write_curves
-from bench.report.privacy import (
+from bench.analysis.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
+from bench.analysis.privacy import (
     NO_VALID,
     OWN_MODEL,
     baseline_index,
@@ -58,7 +55,7 @@ from bench.report.privacy import (
     select_privacy,
     validity_rows,
 )
-from bench.report.results import (
+from bench.analysis.results import (
     Group,
     ReportError,
     ResultSet,
@@ -67,6 +64,10 @@ from bench.report.results import (
     group_cells,
     load_results,
 )
+from bench.leaderboard import render_grid_page
+from bench.report.guarantees import guarantee_table
+from bench.report.measures import measures_tables
+from bench.report.plots import write_curves
 from bench.report.rewrite import rewrite_tables
 from bench.report.table import Table, csv_num, interval_note
 from bench.report.table import md_text as _md  # names and messages as plain Markdown text
@@ -97,7 +98,7 @@ class ReportSummary:
     grid: str | None = None
     """Grid the cells were filtered to."""
     audit: dict[str, int] | None = None
-    """Audit counts (:func:`bench.report.audits.audit_counts`); None without an audit folder."""
+    """Audit counts (:func:`bench.analysis.audits.audit_counts`); None without an audit folder."""
     adversary: str | None = None
     """The adversary privacy was read from (None: the headline, the strongest)."""
     invalid_privacy: list[str] = field(default_factory=list)
@@ -143,7 +144,7 @@ def headline_metrics(groups: list[Group], rs: ResultSet, audits: AuditSet | None
 
     With ``audits``, each privatized configuration also gets ``audit`` (``PASS``,
     ``VIOLATION`` or ``not audited``) and ``audit_max_excess``, and the top level ``audit``
-    (the counts of :func:`bench.report.audits.audit_counts`).
+    (the counts of :func:`bench.analysis.audits.audit_counts`).
     """
     configs: dict[str, dict] = {}
     base_index = baseline_index(r for g in groups for r in g.records)
@@ -171,12 +172,12 @@ def _config_metrics(g: Group, audits: AuditSet | None, base_index: dict) -> dict
         rec = audits.match(g)
         entry["audit"] = rec.status if rec else NOT_AUDITED
         entry["audit_max_excess"] = _num(rec.max_excess) if rec else None
-    u = g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
+    u = g.stat(lambda m: m.utility.macro_f1, utility_ci)
     entry["utility_macro_f1"] = _num(u.mean if u else None)
     _ci(entry, "utility", u)
     if not c.is_baseline:
         entry["delta_utility_significant"] = _sig(g, "delta_utility", None, base_index)
-    tasks = sorted({t for r in g.records for t in (r.metrics.get("privacy") or {})})
+    tasks = sorted({t for r in g.records for t in r.sections.privacy})
     for t in tasks:
         _add_privacy_metrics(entry, g, t, base_index)
     gm = group_mia(g)
@@ -195,7 +196,7 @@ def _add_privacy_metrics(entry: dict, g: Group, t: str, base_index: dict) -> Non
     _ci(entry, f"privacy_{t}", p)
     entry[f"privacy_valid_{t}"] = gp.valid
     entry[f"adversary_{t}"] = gp.adversary
-    to = g.stat(lambda m, t=t: m["vs_baseline"]["by_privacy_task"][t]["tradeoff"])
+    to = g.stat(lambda m, t=t: m.vs_baseline.attribute(t).tradeoff)
     if to is not None and gp.status != "invalid":
         entry[f"tradeoff_{t}"] = _num(to.mean)
         _ci(entry, f"tradeoff_{t}", to)
@@ -294,8 +295,8 @@ def _privacy_section(groups: list[Group], adversary: str | None) -> list[str]:
     left: dict[str, set[str]] = {}
     for g in groups:
         for r in g.records:
-            for p in (r.metrics.get("privacy") or {}).values():
-                for item in (p.get("adversaries_left_out") or []) if isinstance(p, dict) else []:
+            for task in r.sections.attributes:
+                for item in r.sections.attribute(task).adversaries_left_out or []:
                     if isinstance(item, (list, tuple)) and len(item) == 2:
                         left.setdefault(str(item[0]), set()).add(str(item[1]))
     if left:
@@ -367,7 +368,7 @@ def build_report(results: str | os.PathLike[str], out: str | os.PathLike[str],
             strongest, ``1 − max adversary macro-F1``), ``"model"`` (each cell's own model, the
             thesis layout) or an adversary's name (``lexical``, ``informed``, ``lstm``, ...);
             deltas and validity are then recomputed against the baseline for that adversary
-            (:func:`bench.report.privacy.select_privacy`).
+            (:func:`bench.analysis.privacy.select_privacy`).
 
     Returns:
         The :class:`ReportSummary`.
@@ -427,9 +428,6 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
                         adversary: str | None) -> list[str]:
     """Tables, plots, leaderboard.html, metrics.json and index.md into the folder ``tmp``;
     the plots' paths relative to it."""
-    # imported here: bench.leaderboard reads cells through bench.report
-    from bench.leaderboard.report_page import render_grid_page as render_leaderboard
-
     for t in tables:
         t.notes.extend(f"Warning: {w}" for w in warnings)
         t.write(tmp / "tables")
@@ -437,7 +435,7 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
     plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
     title = f"{rs.grid} report" if rs.grid else "bench report"
     (tmp / "leaderboard.html").write_text(
-        render_leaderboard(rs, adversary=adversary, audits=audits),
+        render_grid_page(rs, adversary=adversary, audits=audits),
         encoding="utf-8", newline="\n")
     (tmp / REPORT_METRICS).write_text(
         json.dumps(headline_metrics(groups, rs, audits, adversary), indent=1,

@@ -5,7 +5,7 @@ Only the cells are read (the privatizer description each recorded), so the table
 of the committed cells alone.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> groups, _ = group_cells(load_results("results").cells)
     >>> print(guarantee_table(groups).markdown())
 """
@@ -16,45 +16,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench.guarantee import Guarantee
-from bench.report.results import CellRecord, Group, dig, fmt_eps, to_float
+from bench.analysis.guarantees import describe_guarantee, g4, privatizer_of
+from bench.analysis.results import CellRecord, Group, dig, fmt_eps, to_float
 from bench.report.table import DASH, Table, Value
-
-
-def privatizer_of(rec: CellRecord) -> tuple[dict[str, Any] | None, str]:
-    """The privatizer description a cell recorded (``metrics.privatization.privatizer``).
-
-    Only the cell itself is read (never the runner's corpus cache, which is not part of a
-    committed reference), so a report is a function of the cells alone.
-
-    Returns:
-        ``(privatizer dict or None, "metrics" | "")``.
-    """
-    p = dig(rec.metrics, "privatization", "privatizer")
-    if isinstance(p, Mapping):
-        return dict(p), "metrics"
-    return None, ""
-
-
-def _g4(v: Any) -> str:
-    f = to_float(v)
-    if isinstance(v, bool) or (math.isnan(f) and not isinstance(v, (int, float))):
-        return str(v).lower() if isinstance(v, bool) else str(v)
-    if math.isinf(f):
-        return "∞"
-    return f"{f:.4g}"
-
-
-def describe_guarantee(g: Mapping[str, Any] | None) -> str:
-    """A cell's guarantee record with a symbolic ε (:meth:`bench.guarantee.Guarantee.describe`
-    with ``symbolic``): ``ε-DP``, ``(2.535·ε, δ=1e-06)-DP``, ``ε·d metric DP``; a dash when the
-    cell has none or it is not a guarantee record."""
-    if not g:
-        return DASH
-    try:
-        return Guarantee.from_dict(g).describe(symbolic=True)
-    except ValueError:
-        return DASH
 
 
 def _bound_text(sens: Mapping[str, Any] | None) -> str:
@@ -75,13 +39,13 @@ def _noise_params(rec: CellRecord, priv: Mapping[str, Any] | None) -> dict[str, 
     if priv is not None:
         mech = {k: v for k, v in (priv.get("mechanism") or {}).items()
                 if k not in ("name", "version", "epsilon")}
-        out = {k: _g4(v) for k, v in mech.items()}
+        out = {k: g4(v) for k, v in mech.items()}
         dim = dig(priv, "sensitivity", "out_dim")
         if dim is not None:
-            out["d"] = _g4(dim)
+            out["d"] = g4(dim)
         return out
     params = (rec.spec.get("mechanism") or {}).get("params") or {}
-    return {k: _g4(v) + " (spec)" for k, v in params.items()}
+    return {k: g4(v) + " (spec)" for k, v in params.items()}
 
 
 def guarantee_table(groups: Sequence[Group], title_prefix: str = "") -> Table:
@@ -132,7 +96,7 @@ def _guarantee_row(sens: str, mech: str, items: list[tuple[float, CellRecord]]
         priv, src = privatizer_of(r)
         sources.add(src or "spec")
         _add(bounds, _bound_text(priv.get("sensitivity") if priv else None))
-        g = r.metrics.get("guarantee") or dig(r.metrics, "privatization", "guarantee")
+        g = r.sections.guarantee or r.sections.privatization.guarantee
         _add(guars, describe_guarantee(g))
         if g and g.get("void"):  # a rewriter trained on the evaluated data (bench.rewriters)
             _add(proven, "void")

@@ -3,7 +3,7 @@
 One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel is the utility
 (macro-F1) of each mechanism configuration against ε (log scale, its ticks labelled with the
 ε values the cells have, written plainly: ``0.5``, ``1``, ``12``) with error bars spanning the
-95% interval (:class:`bench.report.results.Stat`: Student t over n ≥ 2 seeds; one seed: the
+95% interval (:class:`bench.analysis.results.Stat`: Student t over n ≥ 2 seeds; one seed: the
 cell's bootstrap interval over the test documents; none where there is no interval) and the
 unprivatized baseline as a dashed line (its interval as a grey band); one further panel per
 private attribute plots utility against empirical privacy (1 − macro-F1 of the strongest
@@ -20,7 +20,7 @@ the same results and matplotlib version.
 A tidy CSV of the plotted points (``curves.csv``) is written too, for ``dvc plots``.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> groups, _ = group_cells(load_results("results").cells)
     >>> paths = write_curves(groups, Path("results/report/plots"))
 """
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.report.privacy import NO_VALID, describe_choice, group_privacy
-from bench.report.results import Group, Stat, fmt_eps
+from bench.analysis.privacy import NO_VALID, describe_choice, group_privacy
+from bench.analysis.results import Group, Stat, fmt_eps
 from bench.report.table import csv_num, csv_text, slug
 from bench.report.tradeoff import utility_ci
 
@@ -115,12 +115,12 @@ def _tasks(groups: Sequence[Group]) -> list[str]:
     tasks: set[str] = set()
     for g in groups:
         for r in g.records:
-            tasks |= set((r.metrics.get("privacy") or {}).keys())
+            tasks |= set(r.sections.privacy)
     return sorted(tasks)
 
 
 def _utility(g: Group) -> Stat | None:
-    return g.stat(lambda m: m["utility"]["macro_f1"], utility_ci)
+    return g.stat(lambda m: m.utility.macro_f1, utility_ci)
 
 
 def _privacy(g: Group, task: str) -> Stat | None:

@@ -9,7 +9,7 @@ bold. Cells rewritten by a rewriter (:mod:`bench.rewriters`) get a table of thei
 rewriter in the paper's row order (:data:`PAPER_ORDER`), whose Original column is measured.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> groups, _ = group_cells(load_results("results").cells)
     >>> for table in rewrite_tables(groups):
     ...     print(table.markdown())
@@ -17,11 +17,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from bench.analysis.results import CellRecord, Group, Stat, fmt_eps, round_text, stat, to_float
 from bench.metrics import Metric, metric, rewrite_metrics
-from bench.report.results import CellRecord, Group, Stat, dig, fmt_eps, round_text, stat, to_float
 from bench.report.table import (
     DASH,
     Table,
@@ -31,6 +31,7 @@ from bench.report.table import (
     slug,
     unique_name,
 )
+from bench.results.sections import CellMetrics
 
 PAPER_ORDER = ("loss", "rouge1", "bleu", "n_w", "bertscore")
 """The first rows of a rewriter's table, in the order of Huang et al. (2024, Tables 1-3); any
@@ -43,9 +44,8 @@ def rewriter_rows() -> list[Metric]:
     return [metric(k) for k in PAPER_ORDER] + rest
 
 
-def _loss(m: Mapping[str, Any]) -> Any:
-    for path in (("utility", "loss"), ("rewrite", "loss"), ("utility", "test_loss")):
-        v = dig(m, *path)
+def _loss(m: CellMetrics) -> Any:
+    for v in (m.utility.loss, m.rewrite.loss, m.utility.test_loss):
         if v is not None:
             return v
     return None
@@ -87,21 +87,21 @@ def _rewriter_table(ds: str, rw: str, gs: list[Group], title_prefix: str, used: 
     """The rewrite table of the cells of one dataset rewritten by ``rw`` (TrLaplace layout):
     Loss, ROUGE-1, BLEU, N_w, BERTScore per mechanism and ε; the Original ε=∞ column is the
     same rewriter on unperturbed embeddings (``metrics.rewrite_reference``, measured)."""
-    priv = [g for g in gs if any("rewrite" in r.metrics for r in g.records)]
+    priv = [g for g in gs if any(r.sections.has("rewrite") for r in g.records)]
     if not priv:
         return None
     cols, _loss_by = _rewrite_columns(priv)
     col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
-    ref_by_seed = {r.seed: r.metrics["rewrite_reference"] for c in cols.values()
-                   for r in c.values() if r.metrics.get("rewrite_reference")}
+    ref_by_seed = {r.seed: r.sections.rewrite_reference for c in cols.values()
+                   for r in c.values() if r.sections.rewrite_reference}
     columns, groups_hdr, sub = _headers(col_keys)
     rows, records, shown = [], [], []
     for m in rewriter_rows():
-        stats = [stat(r.metrics["rewrite"].get(m.name) for r in cols[k].values())
+        stats = [stat(r.sections.rewrite.value(m.name) for r in cols[k].values())
                  for k in col_keys]
         if all(s is None for s in stats):
             continue
-        orig = stat(ref.get(m.name) for ref in ref_by_seed.values())
+        orig = stat(ref.value(m.name) for ref in ref_by_seed.values())
         row, recs = _rewrite_row(ds, m, m.label, orig, stats, col_keys)
         rows.append(row)
         records += [{"rewriter": rw, **rec} for rec in recs]
@@ -116,7 +116,7 @@ def _rewriter_notes(rw: str, cols: dict[tuple[str, float], dict[int, CellRecord]
                     shown: Sequence[Metric]) -> list[str]:
     """The notes under a rewriter's table (``shown``: its metric rows)."""
     recs = [r for c in cols.values() for r in c.values()]
-    info = recs[0].metrics.get("rewriter") or {}
+    info = recs[0].sections.rewriter or {}
     notes = [(f"The privatized embeddings are rewritten to text by the {rw} rewriter "
               f"(Huang et al. 2024, Sec. 6 and App. A; bench.rewriters), trained on "
               f"{info.get('corpus', '?')!s} ({info.get('docs', '?')} documents, "
@@ -131,11 +131,11 @@ def _rewriter_notes(rw: str, cols: dict[tuple[str, float], dict[int, CellRecord]
               "mechanisms share that ε)."),
              ("Values: mean ± half-width of the 95% t interval over n seeds, "
               "mean ± t(0.975, n−1)·s/√n; a single run shows the bare value.")]
-    void = sorted({r.metrics["rewriter"].get("void_reason") for r in recs
-                   if (r.metrics.get("rewriter") or {}).get("guarantee_void")})
+    void = sorted({(r.sections.rewriter or {}).get("void_reason") for r in recs
+                   if (r.sections.rewriter or {}).get("guarantee_void")})
     if void:
         notes.append("Guarantee void: " + "; ".join(void) + ".")
-    n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0)) for r in recs})
+    n_docs = sorted({int(to_float(r.sections.rewrite.n_docs, 0)) for r in recs})
     if n_docs:
         notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")
     return notes
@@ -144,14 +144,14 @@ def _rewriter_notes(rw: str, cols: dict[tuple[str, float], dict[int, CellRecord]
 def _rewrite_table(ds: str, gs: list[Group], title_prefix: str, used: set[str]) -> Table | None:
     """The rewrite table of one dataset (None where no privatized cell has rewrite metrics)."""
     priv = [g for g in gs if not g.config.is_baseline
-            and any("rewrite" in r.metrics for r in g.records)]
+            and any(r.sections.has("rewrite") for r in g.records)]
     if not priv:
         return None
     cols, loss_by = _rewrite_columns(priv)
     col_keys = sorted(cols, key=lambda k: (k[0], k[1]))
     base = {g.config.model: g for g in gs if g.config.is_baseline}
     models = sorted({g.config.model for g in gs
-                     if any(_loss(r.metrics) is not None for r in g.records)})
+                     if any(_loss(r.sections) is not None for r in g.records)})
     columns, groups_hdr, sub = _headers(col_keys)
     rows, records, shown = [], [], []
     for m, label, orig, stats in _rewrite_metric_rows(cols, col_keys, models, base, loss_by):
@@ -202,7 +202,7 @@ def _rewrite_columns(priv: list[Group]
     for g in sorted(priv, key=lambda g: (mech_label(g), g.config.epsilon, g.config.model)):
         key = (mech_label(g), g.config.epsilon)
         for r in g.records:
-            if "rewrite" in r.metrics:
+            if r.sections.has("rewrite"):
                 cols.setdefault(key, {}).setdefault(r.seed, r)
             loss_by.setdefault((g.config.model, *key), []).append(r)
     return cols, loss_by
@@ -218,7 +218,7 @@ def _rewrite_metric_rows(cols: dict[tuple[str, float], dict[int, CellRecord]],
     original value is the metric's identity value (None where it has none)."""
     metric_rows: list[tuple[Metric, str, Stat | None, list[Stat | None]]] = []
     for m in rewrite_metrics():
-        stats = [stat(r.metrics["rewrite"].get(m.name) for r in cols[k].values())
+        stats = [stat(r.sections.rewrite.value(m.name) for r in cols[k].values())
                  for k in col_keys]
         if all(s is None for s in stats):
             continue
@@ -226,7 +226,7 @@ def _rewrite_metric_rows(cols: dict[tuple[str, float], dict[int, CellRecord]],
         metric_rows.append((m, m.label, ident, stats))
     loss = metric("loss")
     for model in models:
-        stats = [stat(_loss(r.metrics) for r in loss_by.get((model, *k), []))
+        stats = [stat(_loss(r.sections) for r in loss_by.get((model, *k), []))
                  for k in col_keys]
         bs = base[model].stat(_loss) if model in base else None
         metric_rows.append((loss, f"{loss.label} ({model})", bs, stats))
@@ -283,7 +283,7 @@ def _rewrite_notes(cols: dict[tuple[str, float], dict[int, CellRecord]],
              ("Values: mean ± half-width of the 95% t interval over n seeds, "
               "mean ± t(0.975, n−1)·s/√n; a single run has no interval here (rewrite "
               "metrics carry no bootstrap interval) and shows the bare value.")]
-    n_docs = sorted({int(to_float(r.metrics["rewrite"].get("n_docs"), 0))
+    n_docs = sorted({int(to_float(r.sections.rewrite.n_docs, 0))
                      for c in cols.values() for r in c.values()})
     if n_docs:
         notes.append(f"Documents per cell: {', '.join(map(str, n_docs))}.")

@@ -4,7 +4,7 @@ and CSV, with every text escaped for its format, and the number formats all tabl
 Names in a report come from grid files and results folders, i.e. from whoever wrote them:
 :func:`md_text`, :func:`tex_escape` and :func:`csv_cell` make sure they stay plain text in each
 format. Numbers: :func:`fmt_stat` (``mean ± half-width``, ``mean [lo, hi]`` or the bare mean,
-:class:`bench.report.results.Stat`), :func:`csv_num` (6 decimals).
+:class:`bench.analysis.results.Stat`), :func:`csv_num` (6 decimals).
 
 Example:
     >>> t = Table("demo", "Demo", ["Metric", "Value"], [[Value("N_w"), Value("0.5", bold=True)]],
@@ -27,17 +27,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.report.results import Stat, fmt_interval, round_text
-from bench.report.stats import Significance
+from bench.analysis.results import DASH, Stat, fmt_interval, round_text
+from bench.analysis.stats import Significance
 
-DASH = "—"
 """Shown where there is no value."""
 
 
 def fmt_stat(s: Stat | None, digits: int = 3, signed: bool = False) -> str:
     """``mean ± half-width`` (t over seeds), ``mean [lo, hi]`` (one run's bootstrap) or ``mean``.
 
-    Rounded; :data:`DASH` for no value (:func:`bench.report.results.fmt_interval`).
+    Rounded; :data:`DASH` for no value (:func:`bench.analysis.results.fmt_interval`).
     """
     return fmt_interval(s, digits, signed, DASH)
 

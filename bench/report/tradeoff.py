@@ -12,7 +12,7 @@ unprivatized baseline) Change in Privacy reads "no valid privacy measurement" an
 trade-off.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> groups, _ = group_cells(load_results("results").cells)
     >>> for table in tradeoff_tables(groups):
     ...     print(table.markdown())
@@ -25,8 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench.metrics import METRICS
-from bench.report.privacy import (
+from bench.analysis.privacy import (
     NO_VALID,
     GroupPrivacy,
     baseline_index,
@@ -35,8 +34,9 @@ from bench.report.privacy import (
     group_privacy,
     tasks_of,
 )
-from bench.report.results import CellRecord, Group, Stat, fmt_eps, to_float
-from bench.report.stats import Significance, delta_significance
+from bench.analysis.results import CellRecord, Group, Stat, fmt_eps, to_float
+from bench.analysis.stats import Significance, delta_significance
+from bench.metrics import METRICS
 from bench.report.table import (
     Table,
     Value,
@@ -47,6 +47,7 @@ from bench.report.table import (
     slug,
     unique_name,
 )
+from bench.results.sections import AttributeDelta, CellMetrics
 
 TRADEOFF_NOTES = [
     (
@@ -82,27 +83,27 @@ def _privacy_tasks(g: Group) -> list[str]:
     return tasks_of([g])
 
 
-def delta_utility(m: Mapping[str, Any], task: str | None = None) -> Any:
+def delta_utility(m: CellMetrics, task: str | None = None) -> Any:
     """A cell's Δutility vs its baseline (per attribute where given, else the cell's)."""
-    vs = m["vs_baseline"]
+    vs = m.vs_baseline
     if task is not None:
-        return vs["by_privacy_task"][task]["delta_utility"]
-    if vs.get("delta_utility") is not None:
-        return vs["delta_utility"]
-    for entry in (vs.get("by_privacy_task") or {}).values():
-        if isinstance(entry, Mapping) and entry.get("delta_utility") is not None:
-            return entry["delta_utility"]
+        return vs.attribute(task).delta_utility
+    if vs.delta_utility is not None:
+        return vs.delta_utility
+    for entry in vs.by_privacy_task.values():
+        if isinstance(entry, AttributeDelta) and entry.delta_utility is not None:
+            return entry.delta_utility
     return None
 
 
-def utility_ci(m: Mapping[str, Any]) -> Any:
+def utility_ci(m: CellMetrics) -> Any:
     """A cell's bootstrap interval of the utility macro-F1 (None in older cells)."""
-    return m["utility"]["macro_f1_ci95"]
+    return m.utility.macro_f1_ci95
 
 
-def privacy_ci(task: str) -> Callable[[Mapping[str, Any]], Any]:
+def privacy_ci(task: str) -> Callable[[CellMetrics], Any]:
     """Getter of a cell's bootstrap interval of the privacy read on ``task`` (None if absent)."""
-    return lambda m: m["privacy"][task]["privacy_ci95"]
+    return lambda m: m.attribute(task).privacy_ci95
 
 
 @dataclass
@@ -112,7 +113,7 @@ class DeltaTest:
     stat: Stat | None
     """The Δ over the paired seeds (t interval for n ≥ 2; no interval for one seed)."""
     sig: Significance
-    """:func:`bench.report.stats.delta_significance` of the per-seed differences."""
+    """:func:`bench.analysis.stats.delta_significance` of the per-seed differences."""
 
 
 def delta_test(g: Group, key: str, task: str | None = None,
@@ -121,9 +122,9 @@ def delta_test(g: Group, key: str, task: str | None = None,
 
     The per-seed differences are the cells' own ``vs_baseline`` deltas (privatized − the
     baseline of the same seed: paired by seed). n ≥ 2: the paired t interval
-    (:func:`bench.report.stats.delta_significance`). One seed: the cell's bootstrap interval
+    (:func:`bench.analysis.stats.delta_significance`). One seed: the cell's bootstrap interval
     of the metric against its baseline cell's (found in ``base_index``,
-    :func:`bench.report.privacy.baseline_index`); the trade-off has no such rule.
+    :func:`bench.analysis.privacy.baseline_index`); the trade-off has no such rule.
 
     Args:
         g: a privatized configuration.
@@ -132,11 +133,11 @@ def delta_test(g: Group, key: str, task: str | None = None,
         base_index: baselines of the report's cells (needed for the one-seed rule).
     """
     if key == "delta_utility":
-        def get(m: Mapping[str, Any]) -> Any:
+        def get(m: CellMetrics) -> Any:
             return delta_utility(m, task)
     else:
-        def get(m: Mapping[str, Any]) -> Any:
-            return m["vs_baseline"]["by_privacy_task"][task][key]
+        def get(m: CellMetrics) -> Any:
+            return getattr(m.vs_baseline.attribute(str(task)), key)
     s = g.stat(get)
     diffs = [_value(get, r) for r in g.records]
     ci_priv = ci_base = None
@@ -153,11 +154,8 @@ def delta_test(g: Group, key: str, task: str | None = None,
                                            ci_base))
 
 
-def _value(get: Callable[[Mapping[str, Any]], Any], rec: CellRecord) -> Any:
-    try:
-        v = get(rec.metrics)
-    except (KeyError, TypeError, IndexError, AttributeError):
-        return None
+def _value(get: Callable[[CellMetrics], Any], rec: CellRecord) -> Any:
+    v = get(rec.sections)
     if isinstance(v, (list, tuple)):
         return v
     f = to_float(v)
@@ -167,12 +165,12 @@ def _value(get: Callable[[Mapping[str, Any]], Any], rec: CellRecord) -> Any:
 def _flag(g: Group, task: str, has_delta: bool, gp: GroupPrivacy | None = None) -> str:
     n = len(g.records)
     parts = []
-    u = g.count(lambda m: m["utility"]["chance_level"] is True)
-    a = g.count(lambda m: m["privacy"][task]["chance_level"] is True)
+    u = g.count(lambda m: m.utility.chance_level is True)
+    a = g.count(lambda m: m.attribute(task).chance_level is True)
     for what, k in (("utility", u), ("adversary", a)):
         if k:
             parts.append(f"{what} ≈ chance" + (f" ({k}/{n} seeds)" if n > 1 else ""))
-    missing = g.count(lambda m: m["privacy"][task].get("missing") is True)
+    missing = g.count(lambda m: m.attribute(task).missing is True)
     if missing:
         who = gp.adversary if gp is not None else "the adversary"
         parts.append(f"{who} not run" + (f" ({missing}/{n} seeds)" if n > 1 else ""))
@@ -188,14 +186,14 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
                     adversary: str | None = None) -> list[Table]:
     """Trade-off tables, one per sensitivity approach (baselines are the reference, not rows).
 
-    Privacy is read from ``metrics["privacy"][task]`` as :func:`bench.report.privacy.
-    select_privacy` left it (default: the headline, the strongest adversary); the Adversary
-    column names it. Where the privacy measurement is not valid (the adversary is at chance on
-    the baseline) Change in Privacy reads :data:`bench.report.privacy.NO_VALID` and there is no
-    trade-off.
+    Privacy is read from the attribute's privacy record (``m.attribute(task)``) as
+    :func:`bench.analysis.privacy.select_privacy` left it (default: the headline, the strongest
+    adversary); the Adversary column names it. Where the privacy measurement is not valid (the
+    adversary is at chance on the baseline) Change in Privacy reads
+    :data:`bench.analysis.privacy.NO_VALID` and there is no trade-off.
 
     Args:
-        groups: aggregated configurations (:func:`bench.report.results.group_cells`).
+        groups: aggregated configurations (:func:`bench.analysis.results.group_cells`).
         title_prefix: prepended to each title (e.g. the grid name).
         adversary: the adversary choice the cells were selected with (titles and notes only).
 

@@ -12,7 +12,7 @@ not guessed at.
 
 Example:
     >>> found = scan("results/reference/quickstart")
-    >>> rec = found.cells[0]; rec.epsilon, rec.metrics["utility"]["macro_f1"]
+    >>> rec = found.cells[0]; rec.epsilon, rec.sections.utility.macro_f1
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ One class per section a cell's metrics hold -- :class:`Utility`, per private att
 :class:`Runtime`, :class:`Privatization` -- gathered by :class:`CellMetrics`. Readers use
 attributes (``m.utility.macro_f1``, ``m.privacy["gender"].privacy``,
 ``m.vs_baseline.attribute("gender").tradeoff``) instead of chains of string keys behind broad
-``except`` clauses; a value a record does not have reads as ``None``.
+``except`` clauses; a value a record does not have reads as ``None``, and a section or a private
+attribute it does not have reads as an *empty* section (every value None; falsy, like an empty
+dict, so ``if m.mia:`` asks whether the cell has membership results). Nothing needs a
+``try``.
 
 Every section keeps the keys it was read with (or built with) and writes exactly those back
 (:meth:`Section.to_dict`), so ``CellMetrics.from_dict(d).to_dict() == d`` for every cell ever
@@ -46,8 +49,9 @@ class Section:
     NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {}
     """Fields holding a mapping name → nested section."""
 
-    keys: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
-    """The keys this section has (written back by :meth:`to_dict`, exactly these)."""
+    keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """The keys this section has, in their order (written back by :meth:`to_dict`, exactly
+    these, in this order: a cell written through the sections is the same bytes)."""
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
     """Keys this version of the schema does not model, as read."""
 
@@ -66,25 +70,51 @@ class Section:
             raise TypeError(f"{cls.__name__}: expected a mapping, got {type(d).__name__}")
         known = set(cls.fields())
         values: dict[str, Any] = {}
+        nulls = {k for k, v in d.items() if v is None and k in cls.NESTED}
         for k, v in d.items():
-            if k not in known:
-                continue
-            if k in cls.NESTED and v is not None:
+            if k not in known or k in nulls:
+                continue  # a stored null section reads as an empty one and is written back null
+            if k in cls.NESTED:
                 v = cls.NESTED[k].from_dict(v)
             elif k in cls.NESTED_MAPS and isinstance(v, Mapping):
                 v = {name: cls.NESTED_MAPS[k].from_dict(x) if isinstance(x, Mapping) else x
                      for name, x in v.items()}
             values[k] = v
-        return cls(keys=frozenset(d), extra={k: v for k, v in d.items() if k not in known},
-                   **values)
+        return cls(keys=tuple(d), extra={k: v for k, v in d.items()
+                                         if k not in known or k in nulls}, **values)
 
     @classmethod
-    def make(cls: type[S], **values: Any) -> S:
-        """A section built by a stage: it has exactly the keys given."""
+    def make(cls: type[S], extra: Mapping[str, Any] | None = None, **values: Any) -> S:
+        """A section built by a stage: it has exactly the keys given, ``values`` (modelled keys
+        only: a misspelt key is refused) then ``extra`` (keys a plugin adds, e.g. a plugin
+        rewrite metric's score)."""
         unknown = set(values) - set(cls.fields())
         if unknown:
             raise TypeError(f"{cls.__name__}: unknown key(s) {sorted(unknown)}")
-        return cls(keys=frozenset(values), **values)
+        extra = dict(extra or {})
+        clash = set(extra) & (set(values) | set(cls.fields()))
+        if clash:
+            raise TypeError(f"{cls.__name__}: modelled key(s) {sorted(clash)} given as extra")
+        return cls(keys=tuple(values) + tuple(extra), extra=extra, **values)
+
+    def __bool__(self) -> bool:
+        """Whether the section has any key (an absent section reads as an empty one)."""
+        return bool(self.keys)
+
+    def with_values(self: S, **values: Any) -> S:
+        """A copy with ``values`` set (keys it did not have are added at the end)."""
+        unknown = set(values) - set(self.fields())
+        if unknown:
+            raise TypeError(f"{type(self).__name__}: unknown key(s) {sorted(unknown)}")
+        keys = self.keys + tuple(k for k in values if k not in self.keys)
+        return dataclasses.replace(self, keys=keys, **values)
+
+    def value(self, key: str) -> Any:
+        """The value of ``key`` whether the schema models it or not (a plugin's metric is kept
+        in :attr:`extra`); None when absent. For keys held in a variable (a metric's name)."""
+        if key in self.fields():
+            return getattr(self, key)
+        return self.extra.get(key)
 
     def has(self, key: str) -> bool:
         """Whether the record has ``key`` (a value of None included)."""
@@ -128,10 +158,16 @@ class Utility(Section):
     per_class_f1: list[float] | None = None
     n: int | None = None
     """Test documents."""
+    label_accuracy: float | None = None
+    """Multilabel tasks: the fraction of (document, label) decisions that are right."""
     chance_level: bool | None = None
     """Whether the F1 is at chance (within the chance threshold)."""
     chance_threshold: float | None = None
     fit_seconds: float | None = None
+    loss: float | None = None
+    """The utility model's test loss (models that report one)."""
+    test_loss: float | None = None
+    """Its name in some older cells."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,7 +199,8 @@ class AttributePrivacy(AdversaryResult):
 
     adversary: str | None = None
     """The strongest adversary's name (the headline)."""
-    by_adversary: Mapping[str, AdversaryResult] | None = None
+    by_adversary: Mapping[str, AdversaryResult] = field(default_factory=dict)
+    """Every adversary's result (empty in cells from before several adversaries)."""
     adversaries_left_out: list[list[str]] | None = None
     """``[name, why]`` of the adversaries that do not apply to the cell's output."""
     privacy_valid: bool | None = None
@@ -171,6 +208,14 @@ class AttributePrivacy(AdversaryResult):
     unprivatized baseline); None when unknown."""
     privacy_invalid_reason: str | None = None
     seconds: float | None = None
+    missing: bool | None = None
+    """Set by :func:`bench.analysis.privacy.select_privacy` when the adversary a report reads
+    did not attack this cell (never stored)."""
+
+    def result(self, adversary: str) -> AdversaryResult:
+        """Adversary ``adversary``'s result (an empty one when it did not attack)."""
+        x = self.by_adversary.get(adversary) if isinstance(self.by_adversary, Mapping) else None
+        return x if isinstance(x, AdversaryResult) else AdversaryResult()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,7 +233,27 @@ class Membership(Section):
     mia_shadow_auc: float | None = None
     mia_member_accuracy: float | None = None
     mia_nonmember_accuracy: float | None = None
+    query: str | None = None
+    """What the attacker queries the target with: ``original`` or ``privatized`` text."""
+    n_members: int | None = None
+    n_nonmembers: int | None = None
+    n_shadow: int | None = None
+    n_shadow_examples: int | None = None
+    n_boot: int | None = None
+    features: Any = None
+    attack_epochs: int | None = None
+    shadow_auc: float | None = None
+    target_member_accuracy: float | None = None
+    target_nonmember_accuracy: float | None = None
+    target_params: Any = None
     seconds: float | None = None
+    auc: float | None = None
+    """The AUC under its name in cells from before 0.3.0 (:attr:`headline_auc`)."""
+
+    @property
+    def headline_auc(self) -> float | None:
+        """The headline AUC: ``mia_auc``, else the old cells' ``auc``."""
+        return self.mia_auc if self.has("mia_auc") else self.auc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,12 +289,12 @@ class Deltas(Section):
     NESTED_MAPS: ClassVar[Mapping[str, type[Section]]] = {"by_privacy_task": AttributeDelta}
 
     delta_utility: float | None = None
-    by_privacy_task: Mapping[str, AttributeDelta] | None = None
+    by_privacy_task: Mapping[str, AttributeDelta] = field(default_factory=dict)
 
-    def attribute(self, name: str) -> AttributeDelta | None:
-        """The deltas of private attribute ``name`` (None when the cell has none)."""
-        x = (self.by_privacy_task or {}).get(name)
-        return x if isinstance(x, AttributeDelta) else None
+    def attribute(self, name: str) -> AttributeDelta:
+        """The deltas of private attribute ``name`` (an empty section when the cell has none)."""
+        x = self.by_privacy_task.get(name) if isinstance(self.by_privacy_task, Mapping) else None
+        return x if isinstance(x, AttributeDelta) else AttributeDelta()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -290,34 +355,62 @@ class CellMetrics(Section):
     cell: str | None = None
     """The cell's readable name."""
     dataset_hash: str | None = None
-    utility: Utility | None = None
-    privacy: Mapping[str, AttributePrivacy] | None = None
-    """Per private attribute."""
-    mia: Membership | None = None
-    rewrite: RewriteScores | None = None
-    rewrite_reference: RewriteScores | None = None
+    utility: Utility = field(default_factory=Utility)
+    privacy: Mapping[str, AttributePrivacy] = field(default_factory=dict)
+    """Per private attribute (:meth:`attribute`)."""
+    mia: Membership = field(default_factory=Membership)
+    rewrite: RewriteScores = field(default_factory=RewriteScores)
+    rewrite_reference: RewriteScores = field(default_factory=RewriteScores)
     """The rewriter on unperturbed embeddings (cells with a rewriter)."""
     rewriter: Mapping[str, Any] | None = None
-    vs_baseline: Deltas | None = None
-    runtime: Runtime | None = None
-    privatization: Privatization | None = None
+    vs_baseline: Deltas = field(default_factory=Deltas)
+    runtime: Runtime = field(default_factory=Runtime)
+    privatization: Privatization = field(default_factory=Privatization)
     guarantee: Mapping[str, Any] | None = None
     """The guarantee record (:meth:`bench.guarantee.Guarantee.from_dict`)."""
     n_w: float | None = None
-    measures: Mapping[str, Mapping[str, Any]] | None = None
-    """Per measure (:mod:`bench.measures`), each its own record."""
+    measures: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per measure (:mod:`bench.measures`), each its own record (:meth:`measure`)."""
     plugins: Mapping[str, str] | None = None
     suite_version: str | None = None
 
-    def attribute(self, name: str) -> AttributePrivacy | None:
-        """The privacy record of private attribute ``name`` (None when not measured)."""
-        x = (self.privacy or {}).get(name)
-        return x if isinstance(x, AttributePrivacy) else None
+    def attribute(self, name: str) -> AttributePrivacy:
+        """The privacy record of private attribute ``name`` (an empty one when not measured)."""
+        x = self.privacy.get(name) if isinstance(self.privacy, Mapping) else None
+        return x if isinstance(x, AttributePrivacy) else AttributePrivacy()
 
     @property
     def attributes(self) -> list[str]:
         """The private attributes measured, in the record's order."""
-        return [k for k, v in (self.privacy or {}).items() if isinstance(v, AttributePrivacy)]
+        if not isinstance(self.privacy, Mapping):
+            return []
+        return [k for k, v in self.privacy.items() if isinstance(v, AttributePrivacy)]
+
+    def measure(self, name: str) -> Mapping[str, Any]:
+        """Measure ``name``'s own record (docs/measures.md; empty when not measured)."""
+        x = self.measures.get(name) if isinstance(self.measures, Mapping) else None
+        return x if isinstance(x, Mapping) else {}
+
+
+def set_sections(metrics: dict[str, Any], **sections: Any) -> dict[str, Any]:
+    """Write whole entries of a metrics dict being built (the stages and the validity marks):
+    the one place a cell's metrics are written by key. Names must be :class:`CellMetrics`
+    fields (a misspelt one is refused); a :class:`Section` is written as its dict, a mapping of
+    sections (``privacy``) as a mapping of dicts. An entry already there keeps its place.
+
+    Example:
+        >>> set_sections(run.metrics, utility=Utility.make(task="topic", macro_f1=0.8))
+    """
+    unknown = set(sections) - set(CellMetrics.fields())
+    if unknown:
+        raise TypeError(f"CellMetrics: unknown section(s) {sorted(unknown)}")
+    for k, v in sections.items():
+        if isinstance(v, Section):
+            v = v.to_dict()
+        elif k in CellMetrics.NESTED_MAPS and isinstance(v, Mapping):
+            v = {n: x.to_dict() if isinstance(x, Section) else x for n, x in v.items()}
+        metrics[k] = v
+    return metrics
 
 
 def upgrade(metrics: Mapping[str, Any]) -> CellMetrics:

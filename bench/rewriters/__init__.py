@@ -15,15 +15,13 @@ Registered (lazily, so importing :mod:`bench.rewriters` does not import torch):
   LSTM decoder over the output vocabulary (:mod:`bench.rewriters.autoencoder`).
 
 Example:
-    >>> from bench.rewriters import make_rewriter
-    >>> rw = make_rewriter("autoencoder", epochs=5, seed=0)
+    >>> from bench.rewriters import REWRITERS
+    >>> rw = REWRITERS.create("autoencoder", epochs=5, seed=0)
     >>> rw.fit(noisy_public_vectors, public_tokens, embedding)
     >>> rw.rewrite(noisy_private_vectors)          # list of token lists
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from bench.registry import Registry
 from bench.rewriters.base import (
@@ -38,20 +36,4 @@ REWRITERS: Registry[type[Rewriter]] = Registry("rewriter")
 REWRITERS.register_lazy("autoencoder", "bench.rewriters.autoencoder:AutoencoderRewriter")
 
 
-def make_rewriter(name: str, **params: Any) -> Rewriter:
-    """Construct the rewriter registered as ``name`` with keyword ``params``.
-
-    Raises:
-        UnknownNameError: an unknown rewriter name (with did-you-mean).
-        TypeError: an unknown parameter.
-        ValueError: a bad parameter value.
-    """
-    cls = REWRITERS.get(name)
-    try:
-        return cls(**params)
-    except TypeError as e:
-        raise TypeError(f"rewriter {name!r}: {e}") from None
-
-
-__all__ = ["FIT_ON", "NO_REWRITER", "PRIVATE_CORPUS", "PUBLIC_PART", "REWRITERS", "Rewriter",
-           "make_rewriter"]
+__all__ = ["FIT_ON", "NO_REWRITER", "PRIVATE_CORPUS", "PUBLIC_PART", "REWRITERS", "Rewriter"]

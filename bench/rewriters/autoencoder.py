@@ -186,6 +186,7 @@ class AutoencoderRewriter(Rewriter):
     version = "1"
     description = ("DP-Rewrite autoencoder (Huang et al. 2024, App. A): BiLSTM encoder over the "
                    "privatized embeddings, LSTM decoder over the output vocabulary")
+    set_only_params = frozenset({"train_embeddings", "allow_no_guarantee"})
 
     def __init__(self, *, corpus: str = PUBLIC_PART, hidden_size: int = 128,
                  dropout: float = 0.5, lr: float = 0.01, beta1: float = 0.5,
@@ -195,6 +196,7 @@ class AutoencoderRewriter(Rewriter):
                  num_threads: int | None = None) -> None:
         super().__init__(corpus=corpus)
         self.train_embeddings = _check_train_embeddings(train_embeddings, allow_no_guarantee)
+        self.allow_no_guarantee = self.train_embeddings  # checked: the one implies the other
         for key, val in (("hidden_size", hidden_size), ("batch_size", batch_size),
                          ("epochs", epochs), ("max_vocab", max_vocab), ("max_len", max_len)):
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
@@ -211,16 +213,6 @@ class AutoencoderRewriter(Rewriter):
         self.beta1, self.batch_size, self.epochs = float(beta1), int(batch_size), int(epochs)
         self.max_vocab, self.max_len = int(max_vocab), int(max_len)
         self.grad_clip, self.seed, self.num_threads = float(grad_clip), int(seed), num_threads
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """The canonical parameters (the seed comes from the cell, so it is not one)."""
-        return {"corpus": self.corpus, "hidden_size": self.hidden_size, "dropout": self.dropout,
-                "lr": self.lr, "beta1": self.beta1, "batch_size": self.batch_size,
-                "epochs": self.epochs, "max_vocab": self.max_vocab, "max_len": self.max_len,
-                "grad_clip": self.grad_clip,
-                **({"train_embeddings": True, "allow_no_guarantee": True}
-                   if self.train_embeddings else {})}
 
     @property
     def reads_tokens(self) -> bool:

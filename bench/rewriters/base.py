@@ -30,6 +30,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bench.registry import declared_params
+
 NO_REWRITER = "none"
 """Rewriter name of the cells without one (the default of the ``rewriter`` axis)."""
 
@@ -66,6 +68,11 @@ class Rewriter:
     reads_tokens: bool = False
     """Whether :meth:`rewrite` reads the original words of the documents it rewrites (then the
     rewrite is not post-processing of the privatized vectors, and the guarantee is void)."""
+    not_params: ClassVar[frozenset[str]] = frozenset({"seed", "num_threads"})
+    """Constructor arguments left out of :attr:`params` (the seed comes from the cell)."""
+    set_only_params: ClassVar[frozenset[str]] = frozenset()
+    """Options recorded in :attr:`params` only when not at their default (added later: the
+    records, and the hashes, of the cells that do not set them stay as they were)."""
 
     def __init__(self, *, corpus: str = PUBLIC_PART) -> None:
         if not isinstance(corpus, str) or not corpus:
@@ -75,8 +82,10 @@ class Rewriter:
 
     @property
     def params(self) -> dict[str, Any]:
-        """The canonical parameters (defaults filled in; JSON-serialisable)."""
-        return {"corpus": self.corpus}
+        """The canonical parameters (defaults filled in; JSON-serialisable): the constructor's
+        keyword arguments in signature order, as stored, less :attr:`not_params` and the
+        :attr:`set_only_params` at their default (:func:`bench.registry.declared_params`)."""
+        return declared_params(self, exclude=self.not_params, omit_default=self.set_only_params)
 
     def fit(self, noisy: Sequence[np.ndarray], tokens: Sequence[Sequence[str]],
             embedding: Any) -> Rewriter:

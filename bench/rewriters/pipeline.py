@@ -122,9 +122,9 @@ def training_pairs(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.n
 
 
 def _fit(cell: Any, noisy: list[np.ndarray], toks: list[list[str]], embedding: Any):
-    from bench.rewriters import make_rewriter
+    from bench.rewriters import REWRITERS
 
-    rw = make_rewriter(cell.rewriter, **thaw(cell.rewriter_params), seed=cell.seed)
+    rw = REWRITERS.create(cell.rewriter, **thaw(cell.rewriter_params), seed=cell.seed)
     return rw.fit(noisy, toks, embedding)
 
 

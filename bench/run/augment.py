@@ -34,6 +34,7 @@ from bench.results import layout
 from bench.results.compare import comparable, differences
 from bench.results.locks import CellLock
 from bench.results.record import read_metrics
+from bench.results.sections import set_sections, upgrade
 from bench.results.store import cell_done, read_provenance, write_cell
 
 logger = logging.getLogger(__name__)
@@ -134,6 +135,7 @@ def derive_cell(cell: Cell, dataset_hash: str, source_hash: str, source_measures
 
     t0 = time.perf_counter()
     src_metrics = copy.deepcopy(read_metrics(results, source_hash))
+    src = upgrade(src_metrics)
     wanted = parse_versions(cell.versions.get("measures"))
     missing = [n for n, v in wanted.items() if source_measures.get(n) != v]
     run = stages.CellRun(cell, results)
@@ -145,23 +147,21 @@ def derive_cell(cell: Cell, dataset_hash: str, source_hash: str, source_measures
 
     if any("mia" in measure(n).needs for n in missing):
         stages.membership(run)
-        rerun = comparable(run.metrics["mia"])  # the validity keys come later (deltas stage)
-        stored = {k: v for k, v in comparable(src_metrics.get("mia") or {}).items()
-                  if k in rerun}
+        # the validity keys come later (deltas stage)
+        rerun = comparable(upgrade(run.metrics).mia.to_dict())
+        stored = {k: v for k, v in comparable(src.mia.to_dict()).items() if k in rerun}
         diff = differences(stored, rerun)
         if diff:
             raise ValueError("the membership stage does not reproduce the source cell's: "
                              + "; ".join(diff[:3]))
     added = compute_measures(stages.measure_input(cell, run), missing)
     metrics = dict(src_metrics)
-    metrics["cell"] = cell.name
-    metrics["measures"] = {n: (added.get(n) or src_metrics["measures"][n]) for n in wanted}
-    if not metrics["measures"]:
-        del metrics["measures"]
-    runtime = dict(metrics.get("runtime") or {})
-    runtime["measures_seconds"] = (runtime.get("measures_seconds") or 0.0) + \
-        time.perf_counter() - t0
-    metrics["runtime"] = runtime
+    measures = {n: (added.get(n) or src.measure(n)) for n in wanted}
+    set_sections(metrics, cell=cell.name, measures=measures)
+    if not measures:
+        metrics.pop("measures")
+    set_sections(metrics, runtime=src.runtime.with_values(
+        measures_seconds=src.runtime.get("measures_seconds") + time.perf_counter() - t0))
     h = cell_hash(cell, dataset_hash)
     spec = cell.spec() | {"hash": h, "name": cell.name, "dataset_hash": dataset_hash}
     prov = current() | {"derived_from": {"cell": source_hash, "measures_added": missing,

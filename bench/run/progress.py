@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from bench.results.sections import upgrade
+
 Kind = tuple[str, str, str, str]
 """(dataset, model, mechanism or ``baseline``, rewriter) of a cell."""
 
@@ -93,7 +95,7 @@ class RunProgress:
             return
         if self.left[kind]:
             self.left[kind] -= 1
-        cost = (result.metrics.get("runtime") or {}).get("total_seconds")
+        cost = upgrade(result.metrics).runtime.total_seconds
         if result.status == "done" and isinstance(cost, (int, float)) and cost >= 0:
             self.costs.setdefault(kind, []).append(float(cost))
 
@@ -144,7 +146,7 @@ class RunProgress:
         """One line for a finished cell: ``[status] name [utility F1 …] [error] — k/N, elapsed
         …, ETA …`` (the status and the name first, as before the count was added, so that logs
         keep the shape scripts read)."""
-        u = result.metrics.get("utility", {}).get("macro_f1")
+        u = upgrade(result.metrics).utility.macro_f1
         extra = f" utility F1 {u:.3f}" if isinstance(u, float) else ""
         err = f" {result.error}" if result.error else ""
         return (f"[{result.status}] {result.name}{extra}{err} — {self.count}/{self.total}, "

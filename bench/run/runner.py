@@ -32,6 +32,7 @@ from bench.results import layout
 from bench.results.locks import CellLock
 from bench.results.mirror import mirror_cell
 from bench.results.record import read_metrics
+from bench.results.sections import Runtime, upgrade
 from bench.run import inputs
 from bench.run.stages import SUMMARY_KEYS
 from bench.run.worker import OVERWRITE, CellResult, run_group
@@ -150,20 +151,21 @@ def _stage_times(results: Path, outcomes: list[CellResult]) -> dict[str, float]:
     """Sum of the per-cell runtimes of the cells run in this invocation, by stage."""
     out = dict.fromkeys(SUMMARY_KEYS, 0.0)
     for r in outcomes:
-        rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
+        rt = upgrade(r.metrics).runtime if r.status == "done" else Runtime()
         for k in SUMMARY_KEYS:
-            out[k] += float(rt.get(k) or 0.0)
+            out[k] += rt.get(k)
     return {k.removesuffix("_seconds"): v for k, v in out.items() if v}
 
 
 def measure_times(metrics: list[dict]) -> dict[str, float]:
     """Seconds per measure summed over cells' metrics (the ``seconds`` of each record in
-    ``metrics["measures"]``; cells computed before measures recorded them add nothing)."""
+    ``measures``; cells computed before measures recorded them add nothing)."""
     out: dict[str, float] = {}
-    for m in metrics:
-        for name, rec in (m.get("measures") or {}).items():
-            if isinstance(rec, dict) and isinstance(rec.get("seconds"), (int, float)):
-                out[name] = out.get(name, 0.0) + float(rec["seconds"])
+    for m in map(upgrade, metrics):
+        for name in m.measures or {}:
+            seconds = m.measure(name).get("seconds")
+            if isinstance(seconds, (int, float)):
+                out[name] = out.get(name, 0.0) + float(seconds)
     return out
 
 
@@ -181,9 +183,9 @@ def _channel_counts(outcomes: list[CellResult]) -> dict[str, float]:
             "reused": "channels_reused", "reused_seconds": "channel_reuse_seconds"}
     out = dict.fromkeys(keys, 0.0)
     for r in outcomes:
-        rt = r.metrics.get("runtime", {}) if r.status == "done" else {}
+        rt = upgrade(r.metrics).runtime if r.status == "done" else Runtime()
         for k, src in keys.items():
-            out[k] += float(rt.get(src) or 0.0)
+            out[k] += rt.get(src)
     return out if out["computed"] or out["reused"] else {}
 
 
@@ -523,12 +525,13 @@ def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:
     for group in baseline_groups:
         cell, dh, _ = group[0]
         try:
-            m = read_metrics(results, cell_hash(cell, dh))
-        except (OSError, ValueError):
+            m = upgrade(read_metrics(results, cell_hash(cell, dh)))
+        except (OSError, ValueError, TypeError):
             continue
         ds = cell.name.split(":", 1)[0]
-        for task, p in m.get("privacy", {}).items():
-            if p.get("privacy_valid") is False and (ds, task) not in seen:
+        for task in m.attributes:
+            p = m.attribute(task)
+            if p.privacy_valid is False and (ds, task) not in seen:
                 seen[(ds, task)] = (f"no valid privacy measurement for {ds} / {task} (model "
-                                    f"{cell.model}): {p.get('privacy_invalid_reason')}")
+                                    f"{cell.model}): {p.privacy_invalid_reason}")
     return list(seen.values())

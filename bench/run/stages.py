@@ -14,7 +14,8 @@ privatize once, train many. The cache holds privatized output only, never the pr
 
 Example:
     >>> metrics = evaluate_cell(cell, Path("results"), baseline=baseline_metrics)
-    >>> metrics["utility"]["macro_f1"], metrics["runtime"]["adversary_seconds"]
+    >>> m = upgrade(metrics)
+    >>> m.utility.macro_f1, m.runtime.adversary_seconds
 """
 
 from __future__ import annotations
@@ -30,8 +31,18 @@ import numpy as np
 
 from bench.grid import Cell, privatization_hash
 from bench.grid.components import plugin_origins
+from bench.guarantee import Guarantee
 from bench.results import corpus as corpus_cache
 from bench.results import layout
+from bench.results.sections import (
+    Membership,
+    Privatization,
+    RewriteScores,
+    Runtime,
+    Utility,
+    set_sections,
+    upgrade,
+)
 from bench.run import inputs
 from bench.run.attacks import attack_privacy, n_classes
 
@@ -60,7 +71,7 @@ class CellRun:
     mia: Any = None
     """The membership attacks' result (membership), for the measures that need its scores."""
     runtime: dict[str, float] = field(default_factory=dict)
-    """Run-time measurements a stage adds to ``metrics["runtime"]`` besides its wall time
+    """Run-time measurements a stage adds to the cell's runtime section besides its wall time
     (attacks: the informed adversary's channels computed and reused)."""
 
     @cached_property
@@ -90,14 +101,14 @@ def privatize(run: CellRun) -> None:
     truncated Gumbel's b, ...) stays in the cell, so a report needs the committed cells only."""
     run.corpus, run.pstats = privatized_corpus(run.cell, run.ds, run.docs,
                                                layout.privatized_dir(run.results))
-    run.metrics.update({"cell": run.cell.name, "dataset_hash": run.ds.content_hash,
-                        "privatization": dict(run.pstats)})
+    set_sections(run.metrics, cell=run.cell.name, dataset_hash=run.ds.content_hash,
+                 privatization=Privatization.make(**run.pstats))
     plugins = plugin_origins(run.cell)
     if plugins:  # which package, at which version, computed this cell (built-ins: no key)
-        run.metrics["plugins"] = plugins
+        set_sections(run.metrics, plugins=plugins)
     if not run.cell.is_baseline:
-        run.metrics["guarantee"] = run.pstats.get("guarantee")
-        run.metrics["n_w"] = run.pstats.get("n_w")
+        set_sections(run.metrics, guarantee=run.pstats.get("guarantee"),
+                     n_w=run.pstats.get("n_w"))
 
 
 def rewrite(run: CellRun) -> None:
@@ -108,11 +119,11 @@ def rewrite(run: CellRun) -> None:
 
     tokens, rstats = rewrite_cell(run.cell, run.ds, run.docs, run.corpus,
                                   layout.cache_dir(run.results), inputs.embedding(run.cell))
-    run.metrics["rewriter"] = rstats
-    g = run.metrics.get("guarantee")
+    set_sections(run.metrics, rewriter=rstats)
+    g = upgrade(run.metrics).guarantee
     if rstats.get("guarantee_void") and g:  # after the mechanism's own reasons, if any
-        why = "; ".join(r for r in (g.get("void_reason"), rstats["void_reason"]) if r)
-        run.metrics["guarantee"] = dict(g, void=True, void_reason=why)
+        set_sections(run.metrics,
+                     guarantee=Guarantee.from_dict(g).voided(rstats["void_reason"]).to_dict())
     run.corpus = tokens
 
 
@@ -120,7 +131,7 @@ def utility(run: CellRun) -> None:
     """Fit the cell's utility model on the privatized train split (dev for early stopping)
     and score it on the test split against the chance level."""
     from bench.metrics.classification import chance_level, classification_scores, is_chance_level
-    from bench.models import make_model
+    from bench.models import MODELS
 
     cell, task, split = run.cell, run.ds.utility_task, run.ds.splits
     Xtr, Xdev, Xte = run.X
@@ -129,7 +140,7 @@ def utility(run: CellRun) -> None:
     if n_cls is not None:
         mparams.setdefault("n_classes", n_cls)
     t0 = time.perf_counter()
-    model = make_model(cell.model, **mparams)
+    model = MODELS.create(cell.model, **mparams)
     model.fit(Xtr, task.labels[split["train"]], Xdev, task.labels[split["dev"]])
     fit_s = time.perf_counter() - t0
     y_te = task.labels[split["test"]]
@@ -137,14 +148,15 @@ def utility(run: CellRun) -> None:
     chance = chance_level(y_te, task.labels[split["train"]], n_classes=n_cls, seed=cell.seed)
     util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
-    run.metrics["utility"] = {"task": task.name, **util, "fit_seconds": fit_s}
+    set_sections(run.metrics, utility=Utility.make(task=task.name, **util, fit_seconds=fit_s))
 
 
 def attacks(run: CellRun) -> None:
     """Every configured adversary on every private attribute
     (:func:`bench.run.attacks.attack_privacy`; channels through the results folder's cache,
     their count and seconds into the cell's runtime record)."""
-    run.metrics["privacy"] = attack_privacy(run.cell, run.ds, run.X, run.results, run.runtime)
+    set_sections(run.metrics,
+                 privacy=attack_privacy(run.cell, run.ds, run.X, run.results, run.runtime))
 
 
 def membership(run: CellRun) -> None:
@@ -170,7 +182,7 @@ def membership(run: CellRun) -> None:
         model_params=cell.model_kwargs(),
         target_params="memorise" if s.get("mia_target", "memorise") == "memorise" else None,
         seed=cell.seed, query=query)
-    run.metrics["mia"] = mia.metrics | {"query": query_with}
+    set_sections(run.metrics, mia=Membership.make(**mia.metrics, query=query_with))
     run.mia = mia
 
 
@@ -187,24 +199,26 @@ def rewrite_metrics(run: CellRun) -> None:
     test_idx = test[: int(limit)] if limit else test
     scores = rewrite_scores(_subset(run.docs, test_idx), _subset(run.corpus, test_idx))
     scores["n_docs"] = len(test_idx)
-    run.metrics["rewrite"] = scores
+    if cell.has_rewriter:
+        scores["loss"] = (upgrade(run.metrics).rewriter or {})["test_loss"]
+    # from_dict, not make: a plugin rewrite metric adds its own key (kept, in its order)
+    set_sections(run.metrics, rewrite=RewriteScores.from_dict(scores))
     if cell.has_rewriter:
         from bench.rewriters.pipeline import reference_scores
 
-        scores["loss"] = run.metrics["rewriter"]["test_loss"]
-        run.metrics["rewrite_reference"] = reference_scores(
-            cell, run.ds, run.docs, layout.cache_dir(run.results), inputs.embedding(cell))
+        set_sections(run.metrics, rewrite_reference=reference_scores(
+            cell, run.ds, run.docs, layout.cache_dir(run.results), inputs.embedding(cell)))
 
 
 def measures(run: CellRun) -> None:
     """The grid's measures that apply to the cell (:mod:`bench.measures`: reconstruction, S_w,
     linkage, MIA at low FPR, ...), each from its own random stream, into
-    ``metrics["measures"]``."""
+    the cell's ``measures`` (one record per measure)."""
     from bench.measures import compute_measures, parse_versions
 
     names = list(parse_versions(run.cell.versions.get("measures")))
     if names:
-        run.metrics["measures"] = compute_measures(measure_input(run.cell, run), names)
+        set_sections(run.metrics, measures=compute_measures(measure_input(run.cell, run), names))
 
 
 def measure_input(cell: Cell, run: CellRun) -> Any:
@@ -288,11 +302,11 @@ def evaluate_cell(cell: Cell, results: Path, dataset_hash: str | None = None,
     pstats = run.pstats
     n_tok = pstats.get("n_tokens") or 0
     priv_s = pstats.get("privatize_seconds", 0.0) if not pstats.get("cache_hit") else 0.0
-    run.metrics["runtime"] = {
-        **timed, **run.runtime, "privatize_seconds": priv_s,
-        "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
-        "utility_fit_seconds": run.metrics["utility"]["fit_seconds"],
-        "total_seconds": time.perf_counter() - t_start}
+    runtime = {**timed, **run.runtime, "privatize_seconds": priv_s,
+               "privatize_tokens_per_second": (n_tok / priv_s) if priv_s else None,
+               "utility_fit_seconds": upgrade(run.metrics).utility.fit_seconds,
+               "total_seconds": time.perf_counter() - t_start}
+    set_sections(run.metrics, runtime=Runtime.make(**runtime))
     return run.metrics
 
 

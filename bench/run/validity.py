@@ -6,10 +6,19 @@ A measurement is valid only where the strongest attack beats chance on the basel
 Δprivacy and the trade-off are ``None`` with the reason, never a silent zero.
 
 Example:
-    >>> add_deltas(metrics, baseline_metrics)["vs_baseline"]["delta_utility"]
+    >>> upgrade(add_deltas(metrics, baseline_metrics)).vs_baseline.delta_utility
 """
 
 from __future__ import annotations
+
+from bench.results.sections import (
+    AttributeDelta,
+    AttributePrivacy,
+    CellMetrics,
+    Deltas,
+    set_sections,
+    upgrade,
+)
 
 
 def mark_mia_validity(metrics: dict, baseline: dict | None) -> dict:
@@ -18,14 +27,15 @@ def mark_mia_validity(metrics: dict, baseline: dict | None) -> dict:
     (:func:`bench.attacks.membership.mia_validity`); ``None`` without a baseline MIA."""
     from bench.attacks.membership import mia_validity
 
-    if "mia" not in metrics:
+    if not upgrade(metrics).has("mia"):
         return metrics
-    if baseline is None or "mia" not in baseline:
+    base = None if baseline is None else upgrade(baseline)
+    if base is None or not base.has("mia"):
         ok, reason = None, "no unprivatized baseline with membership inference to check against"
     else:
-        ok, reason = mia_validity(baseline["mia"])
-    metrics["mia"]["mia_valid"], metrics["mia"]["mia_invalid_reason"] = ok, reason
-    return metrics
+        ok, reason = mia_validity(base.mia)
+    return set_sections(metrics, mia=upgrade(metrics).mia.with_values(
+        mia_valid=ok, mia_invalid_reason=reason))
 
 
 def mark_privacy_validity(metrics: dict, baseline: dict | None) -> dict:
@@ -37,19 +47,26 @@ def mark_privacy_validity(metrics: dict, baseline: dict | None) -> dict:
     """
     from bench.attacks.adversary import privacy_validity
 
-    for name, p in metrics.get("privacy", {}).items():
-        ok, reason = privacy_validity(_baseline_task(p, baseline, name))
-        p["privacy_valid"], p["privacy_invalid_reason"] = ok, reason
-    return metrics
+    m, base = upgrade(metrics), None if baseline is None else upgrade(baseline)
+    if not m.attributes:
+        return metrics
+    privacy = dict(m.privacy)
+    for name in m.attributes:
+        ok, reason = privacy_validity(_baseline_task(m.attribute(name), base, name))
+        privacy[name] = m.attribute(name).with_values(privacy_valid=ok,
+                                                      privacy_invalid_reason=reason)
+    return set_sections(metrics, privacy=privacy)
 
 
-def _baseline_task(p: dict, baseline: dict | None, task: str) -> dict | None:
+def _baseline_task(p: AttributePrivacy, base: CellMetrics | None, task: str
+                   ) -> AttributePrivacy | None:
     """The baseline's privacy of ``task`` over the adversaries this cell ran (see
-    :func:`bench.attacks.adversary.restrict`)."""
+    :func:`bench.attacks.adversary.restrict`); None when the baseline did not measure it."""
     from bench.attacks.adversary import restrict
 
-    pb = None if baseline is None else baseline.get("privacy", {}).get(task)
-    return restrict(pb, list(p.get("by_adversary", {})))
+    if base is None or task not in base.attributes:
+        return None
+    return restrict(base.attribute(task), list(p.by_adversary))
 
 
 def add_deltas(metrics: dict, baseline: dict | None) -> dict:
@@ -63,18 +80,21 @@ def add_deltas(metrics: dict, baseline: dict | None) -> dict:
 
     mark_privacy_validity(metrics, baseline)
     mark_mia_validity(metrics, baseline)
-    if baseline is None or "utility" not in baseline:
+    base = None if baseline is None else upgrade(baseline)
+    if base is None or not base.has("utility"):
         return metrics
+    m = upgrade(metrics)
     out = {}
-    u, ub = metrics["utility"]["macro_f1"], baseline["utility"]["macro_f1"]
-    for name, p in metrics.get("privacy", {}).items():
-        pb = _baseline_task(p, baseline, name)  # the same adversaries on both sides
-        if p.get("privacy_valid") and pb is not None:
-            out[name] = deltas(u, ub, p["privacy"], pb["privacy"]) | {
-                "privacy_valid": True, "reason": None}
+    u, ub = m.utility.macro_f1, base.utility.macro_f1
+    for name in m.attributes:
+        p = m.attribute(name)
+        pb = _baseline_task(p, base, name)  # the same adversaries on both sides
+        if p.privacy_valid and pb is not None:
+            out[name] = AttributeDelta.make(**deltas(u, ub, p.privacy, pb.privacy),
+                                            privacy_valid=True, reason=None)
         else:
-            out[name] = {"delta_utility": u - ub, "delta_privacy": None, "tradeoff": None,
-                         "privacy_valid": p.get("privacy_valid"),
-                         "reason": p.get("privacy_invalid_reason")}
-    metrics["vs_baseline"] = {"delta_utility": u - ub, "by_privacy_task": out}
-    return metrics
+            out[name] = AttributeDelta.make(
+                delta_utility=u - ub, delta_privacy=None, tradeoff=None,
+                privacy_valid=p.privacy_valid, reason=p.privacy_invalid_reason)
+    return set_sections(metrics, vs_baseline=Deltas.make(delta_utility=u - ub,
+                                                          by_privacy_task=out))

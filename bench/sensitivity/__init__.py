@@ -35,7 +35,7 @@ every data-dependent bound is labelled as such.
 Example:
     >>> from bench.embeddings import load_embedding
     >>> emb = load_embedding("glove-6b-50d", vocab_size=50_000)
-    >>> sens = make_sensitivity("unit_norm").fit(emb.vectors)
+    >>> sens = SENSITIVITY.create("unit_norm").fit(emb.vectors)
     >>> space = sens.transform(emb.vectors)             # (50000, 50), rows of unit length
     >>> round(sens.bound, 4), sens.proven               # 2 / min distance, estimated
     (5.6922, False)
@@ -50,7 +50,6 @@ from bench.sensitivity.base import (
     SENSITIVITY,
     NotFittedError,
     SensitivityApproach,
-    make_sensitivity,
     min_pairwise_distance,
 )
 
@@ -81,6 +80,5 @@ __all__ = [
     "UnitNormClip",
     "gaussian_width_dim",
     "jl_union_failure_probability",
-    "make_sensitivity",
     "min_pairwise_distance",
 ]

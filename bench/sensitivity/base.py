@@ -1,11 +1,11 @@
 """Shared machinery of the sensitivity approaches: the :class:`SensitivityApproach` base, the
-registry, exact minimum pairwise distances, shared vector helpers and :func:`make_sensitivity`.
+registry (build one with ``SENSITIVITY.create(name, **params)``), exact minimum pairwise
+distances and shared vector helpers.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import logging
 import math
 import time
@@ -423,30 +423,8 @@ def _observed_range(data: np.ndarray) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------------------------
-# Factory and helpers
+# Helpers
 # --------------------------------------------------------------------------------------------
-
-
-def make_sensitivity(name: str, **params: Any) -> SensitivityApproach:
-    """Construct the sensitivity approach registered as ``name`` with ``params``.
-
-    Raises:
-        UnknownNameError: (a ``ValueError``) for an unknown name, with did-you-mean suggestions.
-        ValueError: for an unknown or invalid parameter.
-    """
-    cls = SENSITIVITY.get(name)
-    allowed = [
-        p.name
-        for p in inspect.signature(cls.__init__).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"sensitivity approach {name!r}: unknown parameter(s) {', '.join(unknown)}; "
-            f"allowed: {', '.join(allowed)}"
-        )
-    return cls(**params)
 
 
 def _as_matrix(vectors: Any, what: str) -> np.ndarray:

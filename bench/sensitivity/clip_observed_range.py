@@ -12,7 +12,7 @@ import numpy as np
 from bench.sensitivity.base import SENSITIVITY, SensitivityApproach, _observed_range
 
 
-@SENSITIVITY.register("clip_observed_range")
+@SENSITIVITY.register()
 class ClipObservedRange(SensitivityApproach):
     """Coordinate-wise clipping to the observed range [v_min, v_max] (Riecker 2023, Sec. 4.5.4).
 

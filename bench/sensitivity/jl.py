@@ -72,7 +72,7 @@ def jl_union_failure_probability(n_points: int, m: int, beta: float) -> dict[str
     return {"expansion": min(1.0, pairs * up), "two_sided": min(1.0, pairs * (up + low))}
 
 
-@SENSITIVITY.register("jl")
+@SENSITIVITY.register()
 class JohnsonLindenstrauss(SensitivityApproach):
     """Unit normalization, then a Gaussian random projection (Riecker 2023, Sec. 4.5.5).
 

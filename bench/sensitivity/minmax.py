@@ -11,7 +11,7 @@ import numpy as np
 from bench.sensitivity.base import SENSITIVITY, SensitivityApproach, _rescale_per_vector
 
 
-@SENSITIVITY.register("minmax")
+@SENSITIVITY.register()
 class MinMax(SensitivityApproach):
     """Per-vector min-max normalization to [−1, 1]^d (Riecker 2023, Sec. 4.5.2).
 

@@ -15,7 +15,7 @@ from bench.sensitivity.base import SENSITIVITY, SensitivityApproach
 # --------------------------------------------------------------------------------------------
 
 
-@SENSITIVITY.register("none")
+@SENSITIVITY.register()
 class NoSensitivity(SensitivityApproach):
     """Identity: no bound on the output range (Riecker 2023, Table 5.2 row "None": Δ = ∞).
 

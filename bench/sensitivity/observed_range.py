@@ -16,7 +16,7 @@ from bench.sensitivity.base import (
 )
 
 
-@SENSITIVITY.register("observed_range")
+@SENSITIVITY.register()
 class ObservedRange(SensitivityApproach):
     """Normalization to the observed range [v_min, v_max] (Riecker 2023, Sec. 4.5.3).
 

@@ -16,7 +16,7 @@ from bench.sensitivity.base import (
 )
 
 
-@SENSITIVITY.register("unit_norm")
+@SENSITIVITY.register()
 class UnitNorm(SensitivityApproach):
     """Normalization to unit length, ``f_norm(x) = x/‖x‖₂`` (Riecker 2023, Sec. 4.5.1).
 

@@ -16,7 +16,7 @@ from bench.sensitivity.base import (
 )
 
 
-@SENSITIVITY.register("unit_norm_clip")
+@SENSITIVITY.register()
 class UnitNormClip(SensitivityApproach):
     """The thesis' "adapted" unit normalization, Eq. 4.3, generalised to radius ``C``.
 

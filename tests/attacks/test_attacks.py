@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bench.attacks import attack_features, attribute_adversary, membership_inference
-from bench.models import make_model
+from bench.models import MODELS
 
 
 def _docs(n: int, d: int, seed: int, signal: float = 0.0, k: int = 2):
@@ -40,7 +40,7 @@ def test_adversary_multilabel_and_instance():
     Xtr, ytr = _docs(300, 8, 0, signal=2.0, k=3)
     Xte, yte = _docs(150, 8, 1, signal=2.0, k=3)
     Ytr, Yte = np.eye(3, dtype=int)[ytr], np.eye(3, dtype=int)[yte]
-    res = attribute_adversary(make_model("bow"), Xtr, Ytr, Xte, Yte)
+    res = attribute_adversary(MODELS.create("bow"), Xtr, Ytr, Xte, Yte)
     assert len(res.metrics["adversary_per_class_f1"]) == 3
     assert res.metrics["privacy"] < 0.2
 
@@ -86,7 +86,7 @@ def test_mia_is_at_chance_when_members_are_not_members():
     Xn, yn = _mia_data(200, 64, 1)
     Xs, ys = _mia_data(120, 64, 2)
     Xo, yo = _mia_data(60, 64, 3)
-    target = make_model("bow", **OVERFIT).fit(Xo, yo)
+    target = MODELS.create("bow", **OVERFIT).fit(Xo, yo)
     res = membership_inference("bow", Xm, ym, Xn, yn, Xs, ys, model_params=OVERFIT,
                                features="output+label", target=target, seed=0)
     assert res.metrics["shadow_auc"] > 0.8  # the attack itself did learn something
@@ -110,4 +110,4 @@ def test_mia_rejects_bad_arguments():
     with pytest.raises(ValueError, match="labels"):
         membership_inference("bow", X, y[:5], X, y, X, y)
     with pytest.raises(ValueError, match="unfitted"):
-        membership_inference(make_model("bow").fit(X, y), X, y, X, y, X, y)
+        membership_inference(MODELS.create("bow").fit(X, y), X, y, X, y, X, y)

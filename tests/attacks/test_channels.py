@@ -18,11 +18,11 @@ from bench.attacks import informed_channel
 from bench.attacks.informed import InformedAdversary, channel_kind
 from bench.embeddings import Embedding
 from bench.guarantee import Guarantee
-from bench.mapping import make_mapping
+from bench.mapping import MAPPINGS
 from bench.mechanisms.base import AdditiveMechanism, Mechanism, SelectionMechanism
 from bench.mechanisms.channels import DenseChannel, ExpChannel, TableChannel, as_channel
 from bench.privatize import Privatizer
-from bench.sensitivity import make_sensitivity
+from bench.sensitivity import SENSITIVITY
 
 N = 40
 
@@ -92,8 +92,8 @@ def toy() -> Embedding:
 
 def _privatizer(cls, toy: Embedding, eps: float = 2.0, seed: int = 1) -> Privatizer:
     mech = cls(epsilon=eps, rng=seed).fit(toy.vectors, toy.input_vectors())
-    return Privatizer(toy, make_sensitivity("none").fit(toy.vectors), mech,
-                      make_mapping("none"), rng=np.random.default_rng(seed))
+    return Privatizer(toy, SENSITIVITY.create("none").fit(toy.vectors), mech,
+                      MAPPINGS.create("none"), rng=np.random.default_rng(seed))
 
 
 def _brute_posterior(dist: np.ndarray, prior: np.ndarray) -> np.ndarray:

@@ -25,13 +25,13 @@ from bench.attacks.informed_channel import (
 )
 from bench.embeddings import Embedding
 from bench.guarantee import Guarantee
-from bench.mapping import make_mapping
+from bench.mapping import MAPPINGS
 from bench.mechanisms.base import SelectionMechanism
 from bench.mechanisms.channels import Channel, channel_state
 from bench.privatize import Privatizer
 from bench.results.channels import ChannelStore, entry_key, forget_memory
 from bench.results.layout import channels_dir
-from bench.sensitivity import make_sensitivity
+from bench.sensitivity import SENSITIVITY
 
 N = 300
 
@@ -235,8 +235,8 @@ def test_a_channel_the_cache_cannot_reproduce_is_not_stored(store, cls):
 
     def privatizer():
         mech = cls(epsilon=1.0, rng=0).fit(emb.vectors, emb.input_vectors())
-        return Privatizer(emb, make_sensitivity("none").fit(emb.vectors), mech,
-                          make_mapping("none"), rng=np.random.default_rng(0))
+        return Privatizer(emb, SENSITIVITY.create("none").fit(emb.vectors), mech,
+                          MAPPINGS.create("none"), rng=np.random.default_rng(0))
 
     assert get_channel(privatizer(), CAND, store=store)[1]["cache"] == "computed"
     assert get_channel(privatizer(), CAND, store=store)[1]["cache"] == "computed"

@@ -15,7 +15,7 @@ from bench.attacks import (
     mia_validity,
 )
 from bench.attacks.membership import resolve_target_params
-from bench.models import make_model
+from bench.models import MODELS
 
 
 def _data(n: int, d: int, seed: int):
@@ -50,7 +50,7 @@ def test_loss_threshold_detects_a_memorising_target():
     """
     Xm, ym = _data(60, 64, 0)
     Xn, yn = _data(60, 64, 1)
-    target = make_model("bow", C=100.0).fit(Xm, ym)
+    target = MODELS.create("bow", C=100.0).fit(Xm, ym)
     assert (target.predict(Xm) == ym).all()
     m, scores = _loss_attack(target, Xm, ym, Xn, yn)
     assert m["auc"] > 0.7 and m["auc_ci"][0] > 0.6
@@ -65,7 +65,7 @@ def test_loss_threshold_is_at_chance_when_neither_set_was_seen():
     Xm, ym = _data(200, 64, 0)
     Xn, yn = _data(200, 64, 1)
     Xo, yo = _data(60, 64, 3)
-    target = make_model("bow", C=100.0).fit(Xo, yo)
+    target = MODELS.create("bow", C=100.0).fit(Xo, yo)
     m, _ = _loss_attack(target, Xm, ym, Xn, yn)
     assert abs(m["auc"] - 0.5) < 0.07
     assert m["auc_ci"][0] < 0.5 < m["auc_ci"][1]
@@ -159,7 +159,7 @@ def test_target_params_are_validated():
         resolve_target_params("nope", "memorise")
     X, y = _data(10, 4, 0)
     with pytest.raises(ValueError, match="registry name"):
-        membership_inference(make_model("bow"), X, y, X, y, X, y, target_params={"C": 2.0})
+        membership_inference(MODELS.create("bow"), X, y, X, y, X, y, target_params={"C": 2.0})
 
 
 def test_mia_validity_fires_on_a_chance_level_baseline():

@@ -121,10 +121,10 @@ def test_unknown_keys_did_you_mean(tmp_path, text, pattern):
         (grid_with() + "settings: {oov: drop}\n", r"settings\.oov: must be one of unk, keep"),
         (grid_with() + "include:\n  - {epsilon: -1}\n", r"include\[0\]\.epsilon: epsilon must be"),
         (grid_with(mechanism="[{name: trlaplace, C: -1}]"),
-         r"axes\.mechanism\[0\]: trlaplace: C \(clipping norm\) must be a finite number > 0.*"
-         r"refused at every epsilon"),
+         r"axes\.mechanism\[0\]: mechanism 'trlaplace': C \(clipping norm\) must be a finite "
+         r"number > 0.*refused at every epsilon"),
         (grid_with(mapping="[{name: vickrey, t: 1.5}]"),
-         r"axes\.mapping\[0\]: vickrey: t must be in \[0, 1\)"),
+         r"axes\.mapping\[0\]: mapping 'vickrey': t must be in \[0, 1\)"),
         ("axes:\n  epsilon: [1\n", r"line \d+, column \d+: invalid YAML"),
         (grid_with() + "axes: {}\n", r"line 9, column 1: invalid YAML: duplicate key 'axes'"),
     ],

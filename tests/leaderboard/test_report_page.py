@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from bench.analysis import load_results
 from bench.leaderboard import build, read_sources
 from bench.leaderboard import page as page_mod
 from bench.leaderboard.report_page import grid_document, render_grid_page
-from bench.report import build_report, load_results
+from bench.report import build_report
 
 from .helpers import ROOT, copy_results
 

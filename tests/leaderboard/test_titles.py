@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.analysis import load_results
 from bench.leaderboard.page import render_page
 from bench.leaderboard.report_page import grid_document
 from bench.leaderboard.titles import VARIES, base_name, describe_board, titles
-from bench.report import load_results
 from bench.results.record import CellRecord
 
 from .helpers import QUICKSTART, copy_results, spec_of

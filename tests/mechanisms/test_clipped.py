@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 
 @pytest.mark.parametrize("name", ["laplace", "gaussian", "trlaplace"])
 def test_clipping(space, name):
-    m = make_mechanism(name, epsilon=0.5, C=1.0).fit(space)
+    m = MECHANISMS.create(name, epsilon=0.5, C=1.0).fit(space)
     x = m.prepare(space)
     norms = np.linalg.norm(x, axis=1)
     assert np.all(norms <= 1.0 + 1e-12)
@@ -20,5 +20,5 @@ def test_clipping(space, name):
 @pytest.mark.parametrize("delta", [0, 1, -0.1, 1.5, float("nan"), "abc"])
 def test_invalid_delta(name, delta):
     with pytest.raises(ValueError, match="delta"):
-        make_mechanism(name, epsilon=0.5, delta=delta)
+        MECHANISMS.create(name, epsilon=0.5, delta=delta)
 

@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from bench.mechanisms import MECHANISMS, make_mechanism
+from bench.mechanisms import MECHANISMS
+from bench.registry import ParameterError
 
 
 @pytest.mark.parametrize("name", MECHANISMS.names())
@@ -18,7 +19,7 @@ def test_registered_with_metadata_and_citation(name):
 
 @pytest.mark.parametrize("name", ["mvl", "laplace", "gaussian", "trlaplace"])
 def test_independent_noise_per_occurrence(space, name):
-    m = make_mechanism(name, epsilon=0.5, rng=6).fit(space)
+    m = MECHANISMS.create(name, epsilon=0.5, rng=6).fit(space)
     out = m.perturb(np.zeros(2000, dtype=np.int64))
     z = out - out.mean(axis=0)
     assert len(np.unique(out[:, 0])) == 2000  # no shared noise vector
@@ -30,9 +31,9 @@ def test_independent_noise_per_occurrence(space, name):
 @pytest.mark.parametrize("name", ["mvl", "laplace", "gaussian", "trlaplace"])
 def test_same_seed_same_output(space, name):
     ids = np.arange(50)
-    a = make_mechanism(name, epsilon=0.5, rng=7).fit(space).perturb(ids)
-    b = make_mechanism(name, epsilon=0.5, rng=7).fit(space).perturb(ids)
-    c = make_mechanism(name, epsilon=0.5, rng=8).fit(space).perturb(ids)
+    a = MECHANISMS.create(name, epsilon=0.5, rng=7).fit(space).perturb(ids)
+    b = MECHANISMS.create(name, epsilon=0.5, rng=7).fit(space).perturb(ids)
+    c = MECHANISMS.create(name, epsilon=0.5, rng=8).fit(space).perturb(ids)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -42,16 +43,19 @@ def test_same_seed_same_output(space, name):
 @pytest.mark.parametrize("eps", [0, -1, float("nan"), float("inf"), "1", True, None])
 def test_invalid_epsilon(name, eps):
     with pytest.raises(ValueError, match="epsilon"):
-        make_mechanism(name, epsilon=eps)
+        MECHANISMS.create(name, epsilon=eps)
 
 
 def test_invalid_parameters():
     with pytest.raises(ValueError, match="C"):
-        make_mechanism("laplace", epsilon=1, C=0)
+        MECHANISMS.create("laplace", epsilon=1, C=0)
     with pytest.raises(ValueError, match="calibration"):
-        make_mechanism("gaussian", epsilon=1, calibration="fancy")
-    with pytest.raises(ValueError, match="unknown or missing parameter"):
-        make_mechanism("mvl", epsilon=1, sigma=3)
+        MECHANISMS.create("gaussian", epsilon=1, calibration="fancy")
+    with pytest.raises(ParameterError, match="mechanism 'mvl': unknown parameter 'sigma'; "
+                       "accepted: epsilon, calibrate, rng"):
+        MECHANISMS.create("mvl", epsilon=1, sigma=3)
+    with pytest.raises(ParameterError, match="missing required parameter 'epsilon'"):
+        MECHANISMS.create("mvl")
     with pytest.raises(ValueError, match="did you mean 'mvl'"):
-        make_mechanism("mvll", epsilon=1)
+        MECHANISMS.create("mvll", epsilon=1)
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 from bench.mechanisms.custext import CusText
 
 from ._stats import P_MIN, chi2_pvalue
@@ -36,7 +36,7 @@ def custext_probs(x, members, xin, eps):
 
 @pytest.mark.parametrize("K", [1, 7, 20])
 def test_custext_partition_matches_reference(space, K):
-    m = make_mechanism("custext", epsilon=1.0, K=K, rng=6).fit(space)
+    m = MECHANISMS.create("custext", epsilon=1.0, K=K, rng=6).fit(space)
     got = sorted(sorted(g.tolist()) for g in m.members)
     assert got == sorted(custext_reference(space, K))
     assert sum(len(g) for g in m.members) == len(space)  # a partition
@@ -45,7 +45,7 @@ def test_custext_partition_matches_reference(space, K):
 
 def test_custext_exact_probabilities_and_sampler(space):
     eps, K = 3.0, 10
-    m = make_mechanism("custext", epsilon=eps, K=K, rng=7).fit(space)
+    m = MECHANISMS.create("custext", epsilon=eps, K=K, rng=7).fit(space)
     for w in (0, 13, 150):
         members = m.members[m.group[w]]
         ref = np.zeros(len(space))
@@ -69,7 +69,7 @@ def test_custext_scores_minus_n_equal_one_minus_n(space):
 
 def test_custext_eps_dp_within_set_and_none_across(space):
     eps = 2.0
-    m = make_mechanism("custext", epsilon=eps, K=8, rng=8).fit(space)
+    m = MECHANISMS.create("custext", epsilon=eps, K=8, rng=8).fit(space)
     P = m.distribution(np.arange(len(space)))
     for g in m.members[:5]:
         for a in g:
@@ -84,7 +84,7 @@ def test_custext_eps_dp_within_set_and_none_across(space):
 
 def test_custext_input_only_row_joins_nearest_group(space):
     extra = space.mean(axis=0, keepdims=True)
-    m = make_mechanism("custext", epsilon=1.0, K=5, rng=9).fit(space, np.vstack([space, extra]))
+    m = MECHANISMS.create("custext", epsilon=1.0, K=5, rng=9).fit(space, np.vstack([space, extra]))
     nearest = int(np.argmin(np.linalg.norm(space - extra, axis=1)))
     assert m.input_group[len(space)] == m.group[nearest]
     out = m.sample(np.full(500, len(space)))
@@ -94,9 +94,10 @@ def test_custext_input_only_row_joins_nearest_group(space):
 def test_custext_validation_and_seed(tiny):
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="K"):
-            make_mechanism("custext", epsilon=1.0, K=bad)
-    a = make_mechanism("custext", epsilon=1.0, K=3, rng=10).fit(tiny).sample(np.arange(5).repeat(9))
-    b = make_mechanism("custext", epsilon=1.0, K=3, rng=10).fit(tiny).sample(np.arange(5).repeat(9))
+            MECHANISMS.create("custext", epsilon=1.0, K=bad)
+    ids = np.arange(5).repeat(9)
+    a = MECHANISMS.create("custext", epsilon=1.0, K=3, rng=10).fit(tiny).sample(ids)
+    b = MECHANISMS.create("custext", epsilon=1.0, K=3, rng=10).fit(tiny).sample(ids)
     np.testing.assert_array_equal(a, b)
-    assert isinstance(make_mechanism("custext", epsilon=1.0), CusText)
+    assert isinstance(MECHANISMS.create("custext", epsilon=1.0), CusText)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 from bench.mechanisms.departures import CODE_BATCH_SENTENCES, REASONS, code_batches
 
 from ._stats import P_MIN, N
@@ -22,9 +22,9 @@ ALLOW = {"allow_no_guarantee": True}
                          ids=["clip", "noise_shared"])
 def test_refused_without_acknowledgement_void_with_it(space, name, departure):
     with pytest.raises(ValueError, match="allow_no_guarantee: true") as err:
-        make_mechanism(name, epsilon=0.5, **departure)
+        MECHANISMS.create(name, epsilon=0.5, **departure)
     assert "no DP guarantee" in str(err.value)
-    m = make_mechanism(name, epsilon=0.5, **departure, **ALLOW).fit(space)
+    m = MECHANISMS.create(name, epsilon=0.5, **departure, **ALLOW).fit(space)
     g = m.guarantee()
     key = next(iter(departure))
     assert g.void and REASONS[key] in g.void_reason
@@ -34,7 +34,7 @@ def test_refused_without_acknowledgement_void_with_it(space, name, departure):
 
 @pytest.mark.parametrize("name", CLIPPED)
 def test_defaults_record_no_departure(space, name):
-    m = make_mechanism(name, epsilon=0.5).fit(space)
+    m = MECHANISMS.create(name, epsilon=0.5).fit(space)
     assert not set(m.params) & {"clip", "noise_shared", "batch_sentences",
                                 "allow_no_guarantee", "code_dimension"}
     assert not m.guarantee().void and "void" not in m.guarantee().to_dict()
@@ -51,13 +51,13 @@ def test_defaults_record_no_departure(space, name):
 ])
 def test_bad_departure_parameters(params, match):
     with pytest.raises(ValueError, match=match):
-        make_mechanism("laplace", epsilon=1.0, **params)
+        MECHANISMS.create("laplace", epsilon=1.0, **params)
 
 
 @pytest.mark.parametrize("name", CLIPPED)
 def test_clip_false_adds_the_same_noise_to_unclipped_vectors(space, name):
-    clipped = make_mechanism(name, epsilon=0.5, C=0.005, rng=4).fit(space)
-    raw = make_mechanism(name, epsilon=0.5, C=0.005, clip=False, rng=4, **ALLOW).fit(space)
+    clipped = MECHANISMS.create(name, epsilon=0.5, C=0.005, rng=4).fit(space)
+    raw = MECHANISMS.create(name, epsilon=0.5, C=0.005, clip=False, rng=4, **ALLOW).fit(space)
     ids = np.arange(50)
     np.testing.assert_array_equal(raw.prepare(space[ids]), space[ids])
     assert np.all(np.linalg.norm(clipped.prepare(space[ids]), axis=1) <= 0.005 + 1e-15)
@@ -90,7 +90,7 @@ def test_code_batches_match_the_public_code(b):
 
 
 def test_shared_noise_one_draw_per_batch_with_the_exact_distribution(space):
-    m = make_mechanism("laplace", epsilon=1.5, C=0.7, noise_shared="batch", rng=3,
+    m = MECHANISMS.create("laplace", epsilon=1.5, C=0.7, noise_shared="batch", rng=3,
                        **ALLOW).fit(space)
     ids = np.array([0, 1, 2, 3, 4, 5])
     z = m.perturb(ids, np.array([0, 0, 0, 1, 1, 2])) - m.prepare(space[ids])
@@ -117,19 +117,19 @@ def test_shared_noise_one_draw_per_batch_with_the_exact_distribution(space):
 def test_trlaplace_code_dimension(space):
     """Sec. 6.1 and method.py: d′ = 500 at ε = 10 and 1,700 at ε = 20; A = −b·ln(1 − 2ε/√d′)
     with b = 2C√d′/ε (the code's formula, δ = 4^−d′)."""
-    assert make_mechanism("trlaplace", epsilon=1.0, code_dimension=True).fit(space).d_eff == 8
+    assert MECHANISMS.create("trlaplace", epsilon=1.0, code_dimension=True).fit(space).d_eff == 8
     for eps, d_code, d_min in ((10.0, 500, 401), (20.0, 1700, 1601)):
-        default = make_mechanism("trlaplace", epsilon=eps, C=0.005).fit(space)
-        m = make_mechanism("trlaplace", epsilon=eps, C=0.005, code_dimension=True).fit(space)
+        default = MECHANISMS.create("trlaplace", epsilon=eps, C=0.005).fit(space)
+        m = MECHANISMS.create("trlaplace", epsilon=eps, C=0.005, code_dimension=True).fit(space)
         assert (default.d_eff, m.d_eff) == (d_min, d_code)
         b = 2 * 0.005 * math.sqrt(d_code) / eps
         assert m.A == pytest.approx(-b * math.log(1 - 2 * eps / math.sqrt(d_code)))
         assert m.params["code_dimension"] is True and not m.guarantee().void
         assert m.log10_delta == pytest.approx(-d_code * math.log10(4))
     with pytest.raises(ValueError, match="fails"):
-        make_mechanism("trlaplace", epsilon=30.0, code_dimension=True).fit(space)
+        MECHANISMS.create("trlaplace", epsilon=30.0, code_dimension=True).fit(space)
     with pytest.raises(ValueError, match="needs dummy_dims"):
-        make_mechanism("trlaplace", epsilon=1.0, code_dimension=True, dummy_dims=False)
+        MECHANISMS.create("trlaplace", epsilon=1.0, code_dimension=True, dummy_dims=False)
     with pytest.raises(ValueError, match="below"):
-        make_mechanism("trlaplace", epsilon=10.0, code_dimension=True).fit(
+        MECHANISMS.create("trlaplace", epsilon=10.0, code_dimension=True).fit(
             np.random.default_rng(0).normal(size=(5, 600)))

@@ -12,8 +12,8 @@ from bench.attacks.informed import InformedAdversary
 from bench.audit import pair_claim
 from bench.embeddings import Embedding
 from bench.grid import GridError, load_grid
+from bench.mechanisms import MECHANISMS
 from bench.mechanisms import diffractor as D
-from bench.mechanisms import make_mechanism
 from bench.mechanisms.channels import as_channel
 from bench.neighbors import NeighborIndex
 from bench.privatize import Privatizer
@@ -77,7 +77,7 @@ def small():
 def fitted(small, **kw):
     x, inputs = small
     kw.setdefault("rng", 0)
-    return make_mechanism("diffractor", **kw).fit(x, inputs)
+    return MECHANISMS.create("diffractor", **kw).fit(x, inputs)
 
 
 # -- lists ------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def test_lists_are_seeded_public_permutations(space):
     # the lists never depend on (or draw from) the mechanism's random stream
     g = np.random.default_rng(9)
     before = g.bit_generator.state
-    m = make_mechanism("diffractor", epsilon=1.0, num_lists=4, list_seed=3, rng=g).fit(space)
+    m = MECHANISMS.create("diffractor", epsilon=1.0, num_lists=4, list_seed=3, rng=g).fit(space)
     assert g.bit_generator.state == before
     np.testing.assert_array_equal(m.order, order)
 
@@ -323,7 +323,7 @@ def test_describe_names_the_parameters(small):
     ({"epsilon": 0}, "epsilon")])
 def test_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
-        make_mechanism("diffractor", **({"epsilon": 1.0} | kw))
+        MECHANISMS.create("diffractor", **({"epsilon": 1.0} | kw))
 
 
 @pytest.mark.parametrize("param, value, shown", [("num_lists", 100, "above its limit 64"),

@@ -5,14 +5,14 @@ import math
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 from bench.mechanisms.gaussian import analytic_gaussian_sigma
 
 from ._stats import P_MIN, N, noise_of
 
 
 def test_gaussian_classic_coordinates(space):
-    m = make_mechanism("gaussian", epsilon=0.8, C=1.2, delta=1e-5, rng=4).fit(space)
+    m = MECHANISMS.create("gaussian", epsilon=0.8, C=1.2, delta=1e-5, rng=4).fit(space)
     sigma = math.sqrt(8 * 1.2**2 * math.log(1.25 / 1e-5)) / 0.8
     assert m.sigma == pytest.approx(sigma)
     z = noise_of(m).ravel()[:N]
@@ -22,14 +22,14 @@ def test_gaussian_classic_coordinates(space):
 
 
 def test_gaussian_default_delta_is_4_to_minus_d(space):
-    m = make_mechanism("gaussian", epsilon=1.0).fit(space)
+    m = MECHANISMS.create("gaussian", epsilon=1.0).fit(space)
     assert m.delta == pytest.approx(4.0 ** -space.shape[1])
 
 
 def test_gaussian_refuses_large_eps_classic_and_analytic_works(space):
     with pytest.raises(ValueError, match="epsilon <= 1"):
-        make_mechanism("gaussian", epsilon=2.0)
-    m = make_mechanism("gaussian", epsilon=5.0, delta=1e-5, calibration="analytic").fit(space)
+        MECHANISMS.create("gaussian", epsilon=2.0)
+    m = MECHANISMS.create("gaussian", epsilon=5.0, delta=1e-5, calibration="analytic").fit(space)
     # Balle & Wang (2018) Thm. 8 holds with equality at the returned sigma
     a, b = 2.0 / (2 * m.sigma), 5.0 * m.sigma / 2.0
     lhs = stats.norm.cdf(a - b) - math.exp(5.0) * stats.norm.cdf(-a - b)

@@ -5,13 +5,13 @@ import math
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN, N, noise_of
 
 
 def test_laplace_coordinates(space):
-    m = make_mechanism("laplace", epsilon=1.5, C=0.7, rng=3).fit(space)
+    m = MECHANISMS.create("laplace", epsilon=1.5, C=0.7, rng=3).fit(space)
     z = noise_of(m).ravel()[:N]
     scale = 2 * math.sqrt(space.shape[1]) * 0.7 / 1.5
     assert m.scale == pytest.approx(scale)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN
 
@@ -26,7 +26,7 @@ def skewed():
 
 @pytest.mark.parametrize("eps,lam", [(1.0, 0.2), (4.0, 0.9)])
 def test_mahalanobis_whitened_noise_is_multivariate_laplace(skewed, eps, lam):
-    m = make_mechanism("mahalanobis", epsilon=eps, lam=lam, rng=12).fit(skewed)
+    m = MECHANISMS.create("mahalanobis", epsilon=eps, lam=lam, rng=12).fit(skewed)
     S = sigma_lambda(skewed, lam)
     np.testing.assert_allclose(m.sigma_lam, S, atol=1e-12)
     np.testing.assert_allclose(m.sqrt_sigma @ m.sqrt_sigma, S, atol=1e-10)
@@ -47,14 +47,14 @@ def test_mahalanobis_whitened_noise_is_multivariate_laplace(skewed, eps, lam):
 
 
 def test_mahalanobis_lambda_zero_is_mvl(skewed):
-    m = make_mechanism("mahalanobis", epsilon=2.0, lam=0.0, rng=13).fit(skewed)
+    m = MECHANISMS.create("mahalanobis", epsilon=2.0, lam=0.0, rng=13).fit(skewed)
     np.testing.assert_allclose(m.sqrt_sigma, np.eye(6), atol=1e-12)
     r = np.linalg.norm(m.noise(20_000), axis=1)
     assert stats.kstest(r, stats.gamma(a=6, scale=0.5).cdf).pvalue > P_MIN
 
 
 def test_mahalanobis_trace_normalised_and_guarantee(skewed):
-    m = make_mechanism("mahalanobis", epsilon=1.0, lam=0.5).fit(skewed)
+    m = MECHANISMS.create("mahalanobis", epsilon=1.0, lam=0.5).fit(skewed)
     assert np.trace(m.sigma_lam) == pytest.approx(6.0)
     lam_min = np.linalg.eigvalsh(m.sigma_lam).min()
     assert m.kappa == pytest.approx(1 / math.sqrt(lam_min))
@@ -70,7 +70,7 @@ def test_mahalanobis_trace_normalised_and_guarantee(skewed):
 def test_mahalanobis_density_ratio_is_metric_dp(skewed):
     """The exact density ∝ exp(−ε‖Σ^{-1/2}z‖): the ratio at any point is ≤ exp(ε·d_RM)."""
     eps = 1.5
-    m = make_mechanism("mahalanobis", epsilon=eps, rng=14).fit(skewed)
+    m = MECHANISMS.create("mahalanobis", epsilon=eps, rng=14).fit(skewed)
     z = skewed[0] + m.noise(2000)
     logp = lambda x: -eps * np.linalg.norm(m.whiten(z - x), axis=1)  # noqa: E731
     ratio = logp(skewed[0]) - logp(skewed[1])
@@ -81,9 +81,9 @@ def test_mahalanobis_density_ratio_is_metric_dp(skewed):
 def test_mahalanobis_validation(skewed):
     for bad in (-0.1, 1.5, "x", float("nan"), True):
         with pytest.raises(ValueError, match="lam"):
-            make_mechanism("mahalanobis", epsilon=1.0, lam=bad)
+            MECHANISMS.create("mahalanobis", epsilon=1.0, lam=bad)
     flat = np.hstack([skewed, np.zeros((300, 1))])  # rank-deficient covariance
     with pytest.raises(ValueError, match="singular"):
-        make_mechanism("mahalanobis", epsilon=1.0, lam=1.0).fit(flat)
-    make_mechanism("mahalanobis", epsilon=1.0, lam=0.99).fit(flat)
+        MECHANISMS.create("mahalanobis", epsilon=1.0, lam=1.0).fit(flat)
+    MECHANISMS.create("mahalanobis", epsilon=1.0, lam=0.99).fit(flat)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN
 
@@ -18,7 +18,7 @@ def test_privemb_requires_jl_and_calibrates():
     with pytest.raises(ValueError, match="jl"):
         Privatizer.build(mechanism="privemb", epsilon=1.0, embedding=emb)
     with pytest.raises(ValueError, match="bind_sensitivity"):
-        make_mechanism("privemb", epsilon=1.0).fit(emb.vectors)
+        MECHANISMS.create("privemb", epsilon=1.0).fit(emb.vectors)
     p = Privatizer.build(mechanism="privemb", epsilon=2.0, sensitivity="jl",
                          sensitivity_params={"normalize": "clip"}, embedding=emb, seed=1)
     m = p.mechanism

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN, chi2_pvalue, pairwise
 
 
 @pytest.mark.parametrize("eps", [0.5, 3.0])
 def test_santext_exact_distribution_and_sampler(tiny, eps):
-    m = make_mechanism("santext", epsilon=eps, rng=1).fit(tiny)
+    m = MECHANISMS.create("santext", epsilon=eps, rng=1).fit(tiny)
     exact = np.exp(-eps / 2 * pairwise(tiny))
     exact /= exact.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(m.distribution(np.arange(5)), exact, atol=1e-12)
@@ -22,7 +22,7 @@ def test_santext_exact_distribution_and_sampler(tiny, eps):
 
 def test_santext_per_call_reference_and_many_words(space):
     eps = 4.0
-    m = make_mechanism("santext", epsilon=eps, rng=2).fit(space)
+    m = MECHANISMS.create("santext", epsilon=eps, rng=2).fit(space)
     rng = np.random.default_rng(3)
     d = np.linalg.norm(space - space[7], axis=1)
     p = np.exp(-eps / 2 * d)
@@ -37,7 +37,7 @@ def test_santext_per_call_reference_and_many_words(space):
 
 def test_santext_metric_dp_ratio_exact(tiny):
     eps = 2.0
-    P = make_mechanism("santext", epsilon=eps).fit(tiny).distribution(np.arange(5))
+    P = MECHANISMS.create("santext", epsilon=eps).fit(tiny).distribution(np.arange(5))
     D = pairwise(tiny)
     for w in range(5):
         for w2 in range(5):
@@ -45,15 +45,15 @@ def test_santext_metric_dp_ratio_exact(tiny):
 
 
 def test_santext_large_eps_float32_weights(space):
-    m = make_mechanism("santext", epsilon=200.0, rng=4).fit(space)
+    m = MECHANISMS.create("santext", epsilon=200.0, rng=4).fit(space)
     assert np.all(m.sample(np.arange(len(space))) == np.arange(len(space)))
 
 
 def test_santext_seeded_and_independent(tiny):
-    a = make_mechanism("santext", epsilon=1.0, rng=5).fit(tiny).sample(np.zeros(300, int))
-    b = make_mechanism("santext", epsilon=1.0, rng=5).fit(tiny).sample(np.zeros(300, int))
+    a = MECHANISMS.create("santext", epsilon=1.0, rng=5).fit(tiny).sample(np.zeros(300, int))
+    b = MECHANISMS.create("santext", epsilon=1.0, rng=5).fit(tiny).sample(np.zeros(300, int))
     np.testing.assert_array_equal(a, b)
     assert len(np.unique(a)) > 1
-    g = make_mechanism("santext", epsilon=1.0).fit(tiny).guarantee()
+    g = MECHANISMS.create("santext", epsilon=1.0).fit(tiny).guarantee()
     assert (g.kind, g.multiplier, g.proven) == ("metric", 1.0, True)
 

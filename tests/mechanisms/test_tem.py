@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN, chi2_pvalue, pairwise
 
@@ -29,7 +29,7 @@ def tem_per_call(x, w, eps, beta, rng):
 
 @pytest.mark.parametrize("eps", [1.0, 4.0])
 def test_tem_exact_distribution_and_sampler(tiny, eps):
-    m = make_mechanism("tem", epsilon=eps, beta=0.2, rng=10).fit(tiny)
+    m = MECHANISMS.create("tem", epsilon=eps, beta=0.2, rng=10).fit(tiny)
     n = len(tiny)
     gamma = (2 / eps) * math.log((1 - 0.2) * (n - 1) / 0.2)
     assert m.gamma == pytest.approx(gamma)
@@ -51,7 +51,7 @@ def test_tem_both_sampling_paths_match_the_exact_distribution(space, path):
     """The sparse (L_w only + uniform floor) and dense (full rows) paths, on the same inputs:
     ε = 4, β = 0.2 puts part of the vocabulary inside γ and ~16% of the mass on the floor."""
     unk = space.mean(axis=0, keepdims=True)  # an input-only row, like <unk>
-    m = make_mechanism("tem", epsilon=4.0, beta=0.2, rng=21)
+    m = MECHANISMS.create("tem", epsilon=4.0, beta=0.2, rng=21)
     m.path = path
     m.fit(space, input_vectors=np.vstack([space, unk]))
     words = np.array([0, 17, 123, len(space)])
@@ -67,7 +67,7 @@ def test_tem_both_sampling_paths_match_the_exact_distribution(space, path):
 def test_tem_auto_path_uses_sparse_for_large_epsilon(space):
     calls = []
     for eps, want in ((40.0, "sparse"), (0.5, "dense")):
-        m = make_mechanism("tem", epsilon=eps, rng=22).fit(space)
+        m = MECHANISMS.create("tem", epsilon=eps, rng=22).fit(space)
         m._sample_sparse = lambda d2, mask, n, rows: calls.append("sparse") or rows
         m._sample_dense = lambda d2, rows, cut: calls.append("dense") or rows
         m.sample(np.arange(10))
@@ -75,7 +75,7 @@ def test_tem_auto_path_uses_sparse_for_large_epsilon(space):
 
 
 def test_tem_sampler_detects_wrong_distribution(tiny):
-    m = make_mechanism("tem", epsilon=1.0, beta=0.2, rng=12).fit(tiny)
+    m = MECHANISMS.create("tem", epsilon=1.0, beta=0.2, rng=12).fit(tiny)
     draws = m.sample(np.full(20_000, 0))
     wrong = np.full(len(tiny), 1 / len(tiny))
     assert chi2_pvalue(draws, wrong) < P_MIN
@@ -83,7 +83,7 @@ def test_tem_sampler_detects_wrong_distribution(tiny):
 
 def test_tem_metric_dp_ratio(tiny):
     eps = 2.0
-    m = make_mechanism("tem", epsilon=eps, beta=0.2, rng=13).fit(tiny)
+    m = MECHANISMS.create("tem", epsilon=eps, beta=0.2, rng=13).fit(tiny)
     P = m.distribution(np.arange(len(tiny)))
     D = pairwise(tiny)
     for w in range(len(tiny)):
@@ -96,16 +96,16 @@ def test_tem_metric_dp_ratio(tiny):
 
 
 def test_tem_independent_per_occurrence_and_seeded(tiny):
-    m = make_mechanism("tem", epsilon=0.5, rng=14).fit(tiny)
+    m = MECHANISMS.create("tem", epsilon=0.5, rng=14).fit(tiny)
     out = m.sample(np.zeros(500, dtype=np.int64))
     assert len(np.unique(out)) > 1  # not one draw broadcast to every occurrence
-    a = make_mechanism("tem", epsilon=0.5, rng=15).fit(tiny).sample(np.arange(5).repeat(40))
-    b = make_mechanism("tem", epsilon=0.5, rng=15).fit(tiny).sample(np.arange(5).repeat(40))
+    a = MECHANISMS.create("tem", epsilon=0.5, rng=15).fit(tiny).sample(np.arange(5).repeat(40))
+    b = MECHANISMS.create("tem", epsilon=0.5, rng=15).fit(tiny).sample(np.arange(5).repeat(40))
     np.testing.assert_array_equal(a, b)
 
 
 def test_tem_chunks_many_unique_words(space):
-    m = make_mechanism("tem", epsilon=20.0, rng=16).fit(space)
+    m = MECHANISMS.create("tem", epsilon=20.0, rng=16).fit(space)
     ids = np.arange(len(space)).repeat(3)  # crosses the 256-word chunk boundary? (200 < 256)
     out = m.sample(np.concatenate([ids, ids]))
     assert out.shape == (1200,) and out.min() >= 0 and out.max() < len(space)
@@ -113,5 +113,5 @@ def test_tem_chunks_many_unique_words(space):
 
 def test_tem_bad_beta():
     with pytest.raises(ValueError, match="beta"):
-        make_mechanism("tem", epsilon=1, beta=1.5)
+        MECHANISMS.create("tem", epsilon=1, beta=1.5)
 

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 
 from ._stats import P_MIN, N, noise_of
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0])
 def test_trlaplace_matches_exact_cdf_and_support(space, eps):
-    m = make_mechanism("trlaplace", epsilon=eps, C=1.0, rng=5).fit(space)
+    m = MECHANISMS.create("trlaplace", epsilon=eps, C=1.0, rng=5).fit(space)
     d = space.shape[1]
     d1 = 2 * math.sqrt(d)
     assert m.alpha == pytest.approx(eps / d1)
@@ -34,20 +34,20 @@ def test_trlaplace_matches_exact_cdf_and_support(space, eps):
 
 def test_trlaplace_dummy_dimensions(space):
     d = space.shape[1]  # 8: condition eps < sqrt(d)/2 = 1.414
-    m = make_mechanism("trlaplace", epsilon=1.0).fit(space)
+    m = MECHANISMS.create("trlaplace", epsilon=1.0).fit(space)
     assert m.d_eff == d
-    m = make_mechanism("trlaplace", epsilon=10.0).fit(space)
+    m = MECHANISMS.create("trlaplace", epsilon=10.0).fit(space)
     assert m.d_eff == 401  # smallest d' with sqrt(d')/2 > 10
     assert m.describe()["d_eff"] == 401
     assert m.log10_delta == pytest.approx(-401 * math.log10(4))
     assert m.perturb(np.array([0, 1])).shape == (2, d)  # padding dropped
     with pytest.raises(ValueError, match="dummy_dims"):
-        make_mechanism("trlaplace", epsilon=10.0, dummy_dims=False).fit(space)
+        MECHANISMS.create("trlaplace", epsilon=10.0, dummy_dims=False).fit(space)
 
 
 def test_trlaplace_guarantee_is_reported_unproven(space):
     """The stated (ε, δ) of Thm. 3 is refuted by the audit (docs/audit.md): not 'proven'."""
-    g = make_mechanism("trlaplace", epsilon=1.0).fit(space).guarantee()
+    g = MECHANISMS.create("trlaplace", epsilon=1.0).fit(space).guarantee()
     assert (g.kind, g.proven) == ("approx", False) and "Thm. 3" in g.reason
-    assert make_mechanism("laplace", epsilon=1.0).fit(space).guarantee().proven
+    assert MECHANISMS.create("laplace", epsilon=1.0).fit(space).guarantee().proven
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 from scipy.special import lambertw
 
-from bench.mechanisms import make_mechanism
+from bench.mechanisms import MECHANISMS
 from bench.mechanisms.truncated_gumbel import TruncatedGumbel, truncated_poisson_ppf
 
 from ._stats import P_MIN, chi2_pvalue, pairwise
@@ -69,7 +69,7 @@ def tg_per_call(x, w, eps, rng):
 
 
 def test_tg_noise_scale_formula(tiny):
-    m = make_mechanism("truncated_gumbel", epsilon=12.0, rng=20).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=12.0, rng=20).fit(tiny)
     assert (m.dmin, m.dmax) == pytest.approx((1.0, math.hypot(2, 4)))
     assert m.b == pytest.approx(tg_b(12.0, 5, 1.0, math.hypot(2, 4)))
 
@@ -79,7 +79,7 @@ def test_tg_matches_exact_distribution_and_per_call(tiny, w):
     eps = 12.0
     exact, _ = tg_exact(tiny, w, eps)
     assert exact.sum() == pytest.approx(1.0, abs=1e-5)  # quadrature error
-    m = make_mechanism("truncated_gumbel", epsilon=eps, rng=21 + w).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=eps, rng=21 + w).fit(tiny)
     draws = m.sample(np.full(30_000, w))
     assert chi2_pvalue(draws, exact) > P_MIN
     rng = np.random.default_rng(31 + w)
@@ -99,7 +99,7 @@ def test_tg_metric_dp_ratio(tiny):
 
 
 def test_tg_truncated_noise_support_and_cdf(tiny):
-    m = make_mechanism("truncated_gumbel", epsilon=12.0, rng=22).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=12.0, rng=22).fit(tiny)
     g = m.gumbel(50_000)
     assert np.all(np.abs(g) <= m.dmax)
     gum = stats.gumbel_r(scale=m.b)
@@ -110,16 +110,16 @@ def test_tg_truncated_noise_support_and_cdf(tiny):
 def test_tg_undefined_rule_refuses_with_smallest_epsilon(tiny):
     eps_min = (2 * (1 + math.log(5)) + 3) / 1.0
     with pytest.raises(ValueError, match=f"{eps_min:.4g}"):
-        make_mechanism("truncated_gumbel", epsilon=eps_min - 0.01).fit(tiny)
-    make_mechanism("truncated_gumbel", epsilon=eps_min + 0.01).fit(tiny)
+        MECHANISMS.create("truncated_gumbel", epsilon=eps_min - 0.01).fit(tiny)
+    MECHANISMS.create("truncated_gumbel", epsilon=eps_min + 0.01).fit(tiny)
     with pytest.raises(ValueError, match="undefined"):
         TruncatedGumbel.noise_scale(1.0, 5, 1.0, 4.0)  # alpha <= 0
     with pytest.raises(ValueError, match="minimum inter-word distance is 0"):
-        make_mechanism("truncated_gumbel", epsilon=50).fit(np.vstack([tiny, tiny[:1]]))
+        MECHANISMS.create("truncated_gumbel", epsilon=50).fit(np.vstack([tiny, tiny[:1]]))
 
 
 def test_tg_manual_b_is_reported_unproven(tiny):
-    m = make_mechanism("truncated_gumbel", epsilon=1.0, b=2.0, rng=23).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=1.0, b=2.0, rng=23).fit(tiny)
     assert m.b == 2.0
     g = m.guarantee()
     assert not g.proven and "by hand" in g.reason
@@ -139,15 +139,15 @@ def test_tg_long_k_fallback_is_exact(tiny):
     """k_cache=2 forces the k > k_cache path often; distribution must not change."""
     eps = 12.0
     exact, _ = tg_exact(tiny, 0, eps)
-    m = make_mechanism("truncated_gumbel", epsilon=eps, k_cache=2, rng=25).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=eps, k_cache=2, rng=25).fit(tiny)
     draws = m.sample(np.full(6000, 0))
     assert chi2_pvalue(draws, exact) > P_MIN
 
 
 def test_tg_independent_and_seeded(tiny):
-    m = make_mechanism("truncated_gumbel", epsilon=12.0, rng=26).fit(tiny)
+    m = MECHANISMS.create("truncated_gumbel", epsilon=12.0, rng=26).fit(tiny)
     assert len(np.unique(m.sample(np.zeros(300, dtype=np.int64)))) > 1
-    a = make_mechanism("truncated_gumbel", epsilon=12.0, rng=27).fit(tiny).sample(np.arange(5))
-    b = make_mechanism("truncated_gumbel", epsilon=12.0, rng=27).fit(tiny).sample(np.arange(5))
+    a = MECHANISMS.create("truncated_gumbel", epsilon=12.0, rng=27).fit(tiny).sample(np.arange(5))
+    b = MECHANISMS.create("truncated_gumbel", epsilon=12.0, rng=27).fit(tiny).sample(np.arange(5))
     np.testing.assert_array_equal(a, b)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.analysis.results import CellRecord, group_cells
 from bench.metrics import METRICS, metric_versions, register_metric, rewrite_scores
-from bench.report.results import CellRecord, group_cells
 from bench.report.rewrite import rewrite_tables
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "plugins" / "bench_chars_kept.py"

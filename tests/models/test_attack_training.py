@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import f1_score
 from sklearn.utils.class_weight import compute_class_weight
 
-from bench.models import LabelInfo, make_model
+from bench.models import MODELS, LabelInfo
 from bench.models.base import (
     IMBALANCE_RATIO,
     MAX_POS_WEIGHT,
@@ -86,8 +86,8 @@ def test_class_weighted_loss_predicts_a_rare_label(name):
     X, Y = _rare_multilabel(600, 0, rare_shift=0.6)
     params = {"epochs": 6, "lr": 1e-2, "hidden_size": 8, "pooling": "mean"} if name == "lstm" \
         else {}
-    plain = make_model(name, class_weight=None, **params).fit(X, Y)
-    weighted = make_model(name, **params).fit(X, Y)
+    plain = MODELS.create(name, class_weight=None, **params).fit(X, Y)
+    weighted = MODELS.create(name, **params).fit(X, Y)
     assert plain.predict(X)[:, 1].sum() < 0.25 * Y[:, 1].sum()
     assert weighted.predict(X)[:, 1].sum() >= Y[:, 1].sum()
 
@@ -95,7 +95,7 @@ def test_class_weighted_loss_predicts_a_rare_label(name):
 @pytest.mark.parametrize("name", ["bow", "lstm"])
 def test_bad_class_weight_raises(name):
     with pytest.raises(ValueError, match="class_weight must be 'auto', 'balanced' or None"):
-        make_model(name, class_weight="weighted")
+        MODELS.create(name, class_weight="weighted")
 
 
 # -- thresholds ---------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def test_lstm_dev_thresholds_beat_half_on_a_rare_label():
     """Unweighted training leaves the rare label's probabilities low; dev thresholds fix it."""
     X, Y = _rare_multilabel(1800, 1)
     tr, dev, te = slice(0, 600), slice(600, 1200), slice(1200, None)
-    m = make_model("lstm", class_weight=None, epochs=10, lr=1e-2, hidden_size=8,
+    m = MODELS.create("lstm", class_weight=None, epochs=10, lr=1e-2, hidden_size=8,
                    pooling="mean", seed=0).fit(X[tr], Y[tr], X[dev], Y[dev])
     assert m.thresholds_ is not None and m.thresholds_.shape == (3,)
     assert m.thresholds_[1] < 0.5       # the rare label needs a lower threshold
@@ -144,7 +144,7 @@ def test_lstm_dev_thresholds_beat_half_on_a_rare_label():
 
 def test_bow_uses_dev_thresholds():
     X, Y = _rare_multilabel(600, 3, rare_shift=0.6)
-    m = make_model("bow", class_weight=None).fit(X[:300], Y[:300], X[300:], Y[300:])
+    m = MODELS.create("bow", class_weight=None).fit(X[:300], Y[:300], X[300:], Y[300:])
     assert m.thresholds_.shape == (3,) and m.thresholds_[2] == 0.5
     assert m.dev_macro_f1_ >= f1_score(Y[300:], (m.predict_proba(X[300:]) >= 0.5).astype(int),
                                        average="macro", zero_division=0)
@@ -156,8 +156,8 @@ def test_bow_uses_dev_thresholds():
 def test_no_dev_or_no_tuning_means_half(name):
     X, Y = _rare_multilabel(200, 2)
     params = {"epochs": 1, "hidden_size": 4} if name == "lstm" else {}
-    assert make_model(name, **params).fit(X, Y).thresholds_ is None
-    m = make_model(name, tune_thresholds=False, **params).fit(X, Y, X[:50], Y[:50])
+    assert MODELS.create(name, **params).fit(X, Y).thresholds_ is None
+    m = MODELS.create(name, tune_thresholds=False, **params).fit(X, Y, X[:50], Y[:50])
     assert m.thresholds_ is None
     np.testing.assert_array_equal(m.predict(X), (m.predict_proba(X) >= 0.5).astype(int))
 
@@ -176,21 +176,21 @@ def test_lstm_early_stopping_stops_and_restores_best_epoch():
     X, y = _separable(200, 0)
     Xd, yd = _separable(60, 1)
     params = {"lr": 0.05, "hidden_size": 8, "seed": 0}
-    m = make_model("lstm", epochs=20, patience=2, **params).fit(X, y, Xd, yd)
+    m = MODELS.create("lstm", epochs=20, patience=2, **params).fit(X, y, Xd, yd)
     assert m.dev_macro_f1_ == 1.0
     # dev F1 cannot improve on 1.0: stopped `patience` epochs after the best one
     assert m.epochs_run_ == m.best_epoch_ + 2 < 20
     # the kept weights are the best epoch's (the same seed trained that many epochs, no dev)
-    ref = make_model("lstm", epochs=m.best_epoch_, **params).fit(X, y)
+    ref = MODELS.create("lstm", epochs=m.best_epoch_, **params).fit(X, y)
     np.testing.assert_allclose(m.predict_proba(Xd), ref.predict_proba(Xd), atol=1e-6)
-    last = make_model("lstm", epochs=m.epochs_run_, **params).fit(X, y)
+    last = MODELS.create("lstm", epochs=m.epochs_run_, **params).fit(X, y)
     assert not np.allclose(m.predict_proba(Xd), last.predict_proba(Xd), atol=1e-4)
 
 
 def test_lstm_without_dev_or_early_stopping_trains_all_epochs():
     X, y = _separable(100, 0)
-    assert make_model("lstm", epochs=4, hidden_size=4).fit(X, y).epochs_run_ == 4
-    m = make_model("lstm", epochs=4, hidden_size=4, early_stopping=False).fit(X, y, X[:30],
+    assert MODELS.create("lstm", epochs=4, hidden_size=4).fit(X, y).epochs_run_ == 4
+    m = MODELS.create("lstm", epochs=4, hidden_size=4, early_stopping=False).fit(X, y, X[:30],
                                                                               y[:30])
     assert m.epochs_run_ == 4
 
@@ -202,10 +202,10 @@ def test_transformer_early_stops_and_tunes_thresholds():
              ("a quiet day with nothing", [0, 0])]
     X = [s.split() for s, _ in words] * 6
     Y = np.array([lab for _, lab in words] * 6)
-    m = make_model("transformer", epochs=2, patience=1, batch_size=16, max_length=16,
+    m = MODELS.create("transformer", epochs=2, patience=1, batch_size=16, max_length=16,
                    lr=1e-4, seed=0).fit(X, Y, X[:10], Y[:10])
     assert 1 <= m.best_epoch_ <= m.epochs_run_ <= 2
     assert m.thresholds_.shape == (2,)
     np.testing.assert_array_equal(m.predict(X[:5]),
                                   (m.predict_proba(X[:5]) >= m.thresholds_).astype(int))
-    assert make_model("transformer").version == "2"
+    assert MODELS.create("transformer").version == "2"

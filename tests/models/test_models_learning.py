@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from bench.models import make_model
+from bench.models import MODELS
 
 
 def _f1(y, p):
@@ -15,12 +15,12 @@ def _f1(y, p):
 
 def test_bow_learns_bbc(bbc_two_topics):
     Xtr, ytr, Xte, yte = bbc_two_topics
-    assert _f1(yte, make_model("bow").fit(Xtr, ytr).predict(Xte)) > 0.9
+    assert _f1(yte, MODELS.create("bow").fit(Xtr, ytr).predict(Xte)) > 0.9
 
 
 def test_bow_learns_vectors(vectors3):
     Xtr, ytr, Xte, yte = vectors3
-    assert _f1(yte, make_model("bow").fit(Xtr, ytr).predict(Xte)) > 0.9
+    assert _f1(yte, MODELS.create("bow").fit(Xtr, ytr).predict(Xte)) > 0.9
 
 
 def test_bow_mean_skips_oov():
@@ -36,21 +36,21 @@ def test_bow_mean_skips_oov():
 
 def test_lstm_learns_bbc(bbc_two_topics):
     Xtr, ytr, Xte, yte = bbc_two_topics
-    model = make_model("lstm", epochs=8, lr=3e-3, max_len=100, pooling="mean", seed=0)
+    model = MODELS.create("lstm", epochs=8, lr=3e-3, max_len=100, pooling="mean", seed=0)
     assert _f1(yte, model.fit(Xtr, ytr).predict(Xte)) > 0.8
 
 
 def test_lstm_learns_vectors(vectors3):
     Xtr, ytr, Xte, yte = vectors3
-    model = make_model("lstm", epochs=10, lr=1e-2, hidden_size=16, seed=0)
+    model = MODELS.create("lstm", epochs=10, lr=1e-2, hidden_size=16, seed=0)
     assert _f1(yte, model.fit(Xtr, ytr).predict(Xte)) > 0.8
 
 
 def test_lstm_is_deterministic_and_seeded(vectors3):
     Xtr, ytr, Xte, _ = vectors3
-    p1 = make_model("lstm", epochs=1, seed=3).fit(Xtr, ytr).predict_proba(Xte)
-    p2 = make_model("lstm", epochs=1, seed=3).fit(Xtr, ytr).predict_proba(Xte)
-    p3 = make_model("lstm", epochs=1, seed=4).fit(Xtr, ytr).predict_proba(Xte)
+    p1 = MODELS.create("lstm", epochs=1, seed=3).fit(Xtr, ytr).predict_proba(Xte)
+    p2 = MODELS.create("lstm", epochs=1, seed=3).fit(Xtr, ytr).predict_proba(Xte)
+    p3 = MODELS.create("lstm", epochs=1, seed=4).fit(Xtr, ytr).predict_proba(Xte)
     np.testing.assert_array_equal(p1, p2)
     assert not np.allclose(p1, p3)
 
@@ -59,7 +59,7 @@ def test_lstm_truncates_to_max_len():
     """Tokens after max_len cannot change the prediction."""
     X = [["good"] * 5, ["bad"] * 5] * 8
     y = np.array([1, 0] * 8)
-    m = make_model("lstm", epochs=2, max_len=5, hidden_size=8, seed=0).fit(X, y)
+    m = MODELS.create("lstm", epochs=2, max_len=5, hidden_size=8, seed=0).fit(X, y)
     a = m.predict_proba([["good"] * 5, ["bad"] * 5])
     b = m.predict_proba([["good"] * 5 + ["bad"] * 9, ["bad"] * 5 + ["good"] * 3])
     np.testing.assert_allclose(a, b, atol=1e-6)
@@ -68,7 +68,7 @@ def test_lstm_truncates_to_max_len():
 def test_lstm_last_state_ignores_padding(make_vectors):
     """A document's output does not depend on the other documents in its batch."""
     X, y = make_vectors(40, d=6, k=2)
-    m = make_model("lstm", epochs=1, hidden_size=8, seed=0).fit(X, y)
+    m = MODELS.create("lstm", epochs=1, hidden_size=8, seed=0).fit(X, y)
     alone = np.vstack([m.predict_proba([x]) for x in X[:6]])
     np.testing.assert_allclose(m.predict_proba(X[:6]), alone, atol=1e-5)
 
@@ -79,7 +79,7 @@ def test_multilabel(name, vectors3):
     Ytr = np.stack([ytr == 0, ytr == 1, np.zeros_like(ytr)], axis=1).astype(np.int64)
     Yte = np.stack([yte == 0, yte == 1, np.zeros_like(yte)], axis=1).astype(np.int64)
     params = {"epochs": 10, "lr": 1e-2, "hidden_size": 16} if name == "lstm" else {}
-    m = make_model(name, seed=0, **params).fit(Xtr, Ytr)
+    m = MODELS.create(name, seed=0, **params).fit(Xtr, Ytr)
     proba = m.predict_proba(Xte)
     pred = m.predict(Xte)
     assert proba.shape == pred.shape == Yte.shape
@@ -96,7 +96,7 @@ def test_transformer_fine_tunes_and_predicts():
     X = [s.split() for s in (sport + money) * 8]
     y = np.array(([0] * 4 + [1] * 4) * 8)
     params = {"epochs": 1, "batch_size": 16, "max_length": 32, "lr": 1e-4, "seed": 0}
-    m = make_model("transformer", **params).fit(X, y)
+    m = MODELS.create("transformer", **params).fit(X, y)
     proba = m.predict_proba(X[:8])
     assert proba.shape == (8, 2)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-5)
@@ -104,7 +104,7 @@ def test_transformer_fine_tunes_and_predicts():
     # the embeddings stay frozen (Riecker 2023, Sec. 4.3), the encoder was updated
     emb = m.net_.base_model.embeddings.word_embeddings.weight
     assert not emb.requires_grad
-    p2 = make_model("transformer", **params).fit(X, y).predict_proba(X[:8])
+    p2 = MODELS.create("transformer", **params).fit(X, y).predict_proba(X[:8])
     np.testing.assert_allclose(proba, p2, atol=1e-6)
 
 
@@ -112,14 +112,14 @@ def test_lstm_select_on_dev_keeps_best_epoch(vectors3):
     """With dev selection the kept model is at least as good on dev as the last epoch's."""
     Xtr, ytr, Xte, yte = vectors3
     params = {"epochs": 4, "lr": 0.05, "hidden_size": 8, "seed": 1}
-    last = make_model("lstm", **params).fit(Xtr, ytr)
-    best = make_model("lstm", select_on_dev=True, **params).fit(Xtr, ytr, Xte, yte)
+    last = MODELS.create("lstm", **params).fit(Xtr, ytr)
+    best = MODELS.create("lstm", select_on_dev=True, **params).fit(Xtr, ytr, Xte, yte)
     assert _f1(yte, best.predict(Xte)) >= _f1(yte, last.predict(Xte))
 
 
 def test_lstm_refuses_other_input_kind_after_fit(vectors3):
     Xtr, ytr, _, _ = vectors3
-    m = make_model("lstm", epochs=1, hidden_size=4).fit(Xtr[:20], ytr[:20])
+    m = MODELS.create("lstm", epochs=1, hidden_size=4).fit(Xtr[:20], ytr[:20])
     with pytest.raises(ValueError, match="fitted on vectors"):
         m.predict([["a", "b"]])
 
@@ -140,9 +140,9 @@ def test_lstm_runs_on_the_device_numeric_names(monkeypatch, vectors3, kind):
     else:
         Xtr, ytr, Xte, _ = vectors3
     params = {"epochs": 2, "seed": 3, "hidden_size": 8}
-    ref = make_model("lstm", **params).fit(Xtr, ytr, Xtr, ytr).predict_proba(Xte)
+    ref = MODELS.create("lstm", **params).fit(Xtr, ytr, Xtr, ytr).predict_proba(Xte)
     monkeypatch.setattr(lstm_mod, "torch_device", lambda: "cpu:0")
-    m = make_model("lstm", **params).fit(Xtr, ytr, Xtr, ytr)
+    m = MODELS.create("lstm", **params).fit(Xtr, ytr, Xtr, ytr)
     assert m.device_ == "cpu:0"
     assert {str(p.device) for p in m.net_.parameters()} == {"cpu"}
     np.testing.assert_array_equal(m.predict_proba(Xte), ref)

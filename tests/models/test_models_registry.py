@@ -11,7 +11,6 @@ from bench.models import (
     ModelInputError,
     check_model_input,
     input_kind,
-    make_model,
 )
 from bench.registry import UnknownNameError
 
@@ -28,7 +27,7 @@ def test_all_models_have_tiny_params():
 
 @pytest.mark.parametrize("name", MODELS.names(), ids=str)
 def test_interface_on_text(name):
-    model = make_model(name, seed=0, **TINY[name])
+    model = MODELS.create(name, seed=0, **TINY[name])
     assert model.accepts <= set(INPUT_KINDS) and "text" in model.accepts
     assert model.fit(TEXTS, LABELS) is model
     proba = model.predict_proba(TEXTS[:5])
@@ -44,7 +43,7 @@ def test_interface_on_text(name):
 def test_vector_input_accepted_or_refused(name):
     X = [np.ones((3, 4)), np.zeros((2, 4))] * 4
     y = np.array([1, 0] * 4)
-    model = make_model(name, seed=0, **TINY[name])
+    model = MODELS.create(name, seed=0, **TINY[name])
     if "vectors" in model.accepts:
         assert check_model_input(name, "vectors") is None
         assert model.fit(X, y).predict(X).shape == (8,)
@@ -57,12 +56,12 @@ def test_vector_input_accepted_or_refused(name):
 
 def test_unknown_model_suggests():
     with pytest.raises(UnknownNameError, match="did you mean 'lstm'"):
-        make_model("lstn")
+        MODELS.create("lstn")
 
 
 def test_unknown_param_names_model():
     with pytest.raises(TypeError, match="model 'bow'"):
-        make_model("bow", hidden_size=3)
+        MODELS.create("bow", hidden_size=3)
 
 
 def test_input_kind():
@@ -79,22 +78,22 @@ def test_input_kind():
 
 def test_predict_before_fit():
     with pytest.raises(RuntimeError, match="not fitted"):
-        make_model("bow").predict(TEXTS)
+        MODELS.create("bow").predict(TEXTS)
 
 
 def test_label_count_mismatch():
     with pytest.raises(ModelInputError, match="labels"):
-        make_model("bow").fit(TEXTS, LABELS[:3])
+        MODELS.create("bow").fit(TEXTS, LABELS[:3])
 
 
 def test_n_classes_adds_columns():
-    proba = make_model("bow", n_classes=4).fit(TEXTS, LABELS).predict_proba(TEXTS)
+    proba = MODELS.create("bow", n_classes=4).fit(TEXTS, LABELS).predict_proba(TEXTS)
     assert proba.shape == (len(TEXTS), 4)
     assert np.all(proba[:, 2:] == 0)
 
 
 def test_majority_predicts_prior():
     y = np.array([2, 2, 1, 2])
-    m = make_model("majority").fit(TEXTS[:4], y)
+    m = MODELS.create("majority").fit(TEXTS[:4], y)
     np.testing.assert_allclose(m.predict_proba(TEXTS[:2]), [[0, 0.25, 0.75]] * 2)
     assert m.predict(TEXTS[:1]).tolist() == [2]

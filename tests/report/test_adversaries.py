@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import ReportError, build_report, cli_report, group_cells, load_results
-from bench.report.privacy import (
+from bench.analysis import group_cells, load_results
+from bench.analysis.privacy import (
     NO_VALID,
     group_privacy,
     select_privacy,
 )
-from bench.report.results import CellRecord, Group
+from bench.analysis.results import CellRecord, Group
+from bench.report import ReportError, build_report, cli_report
 
 HEADLINE_ROWS = """\
 | Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Change in Utility \

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import ReportError, build_report, cli_report, group_cells, load_results
-from bench.report.audits import AUDIT_FORMAT, config_keys, load_audits
+from bench.analysis import group_cells, load_results
+from bench.analysis.audits import AUDIT_FORMAT, config_keys, load_audits
+from bench.report import ReportError, build_report, cli_report
 
 MVL_1 = "mvl__eps=1__sens=none__calibrate=False"
 TEM_10 = "tem__eps=10__sens=none__beta=0.001"
@@ -55,12 +56,12 @@ def test_keys_from_mechanism_params_then_spec(results: Path) -> None:
     ("trlaplace", {"C": 1.0}, 10.0, None),  # configured parameters only, as the audit records
 ])
 def test_keys_leave_out_fitted_statistics(mechanism, params, eps, want) -> None:
+    from bench.analysis.audits import _constructed_params
     from bench.audit import audit_key
-    from bench.mechanisms import make_mechanism
-    from bench.report.audits import _constructed_params
+    from bench.mechanisms import MECHANISMS
 
     built = _constructed_params(mechanism, eps, params)
-    assert built == make_mechanism(mechanism, epsilon=eps, **params).params
+    assert built == MECHANISMS.create(mechanism, epsilon=eps, **params).params
     key = audit_key(mechanism, eps, built, "none")
     if want is not None:
         assert key == want

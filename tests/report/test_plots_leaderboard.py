@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.analysis import group_cells, load_results
 from bench.leaderboard.report_page import render_grid_page
-from bench.report import build_report, group_cells, load_results
+from bench.report import build_report
 from bench.report.plots import (
     LEGEND_CHARS_PER_INCH,
     LEGEND_HANDLE_CHARS,
@@ -218,7 +219,7 @@ def _eps_groups(eps: list[float]) -> list:
     """Stand-ins for the report's groups: one configuration at each ε, and a baseline."""
     from types import SimpleNamespace
 
-    from bench.report.results import Stat
+    from bench.analysis.results import Stat
 
     def group(e: float, baseline: bool = False) -> SimpleNamespace:
         cfg = SimpleNamespace(epsilon=e, is_baseline=baseline, mechanism_config="mvl")

@@ -3,8 +3,8 @@ measured Original column, and are never pooled with plain vector-output cells.""
 
 from pathlib import Path
 
+from bench.analysis.results import CellRecord, group_cells
 from bench.report.guarantees import guarantee_table
-from bench.report.results import CellRecord, group_cells
 from bench.report.rewrite import rewrite_tables
 
 AE = {"name": "autoencoder", "params": {"corpus": "public", "epochs": 10}, "version": "1"}

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.report import ReportError, build_report, cli_report, group_cells, load_results
+from bench.analysis import group_cells, load_results
+from bench.report import ReportError, build_report, cli_report
 from bench.report.guarantees import guarantee_table
 from bench.report.rewrite import rewrite_tables
 from bench.report.table import tex_escape
@@ -201,9 +202,9 @@ def test_builders_directly(results: Path) -> None:
 def test_privatizer_read_from_the_cell_only(tmp_path: Path) -> None:
     """The guarantee table's noise parameters come from the cell; a runner cache next to the
     cells (not part of a committed reference) is never read."""
+    from bench.analysis.guarantees import privatizer_of
+    from bench.analysis.results import CellRecord
     from bench.grid import load_grid, privatization_hash
-    from bench.report.guarantees import privatizer_of
-    from bench.report.results import CellRecord
 
     grid = tmp_path / "g.yaml"
     grid.write_text("name: g\naxes: {dataset: [bbc], model: [bow], mechanism: [tem], "

@@ -6,7 +6,7 @@ import pytest
 
 from bench.embeddings import UNK, Embedding
 from bench.metrics.rewrite import n_w
-from bench.rewriters import REWRITERS, make_rewriter
+from bench.rewriters import REWRITERS
 from bench.rewriters.autoencoder import AutoencoderRewriter
 
 WORDS = [f"w{i}" for i in range(40)]
@@ -33,7 +33,7 @@ def vectors(docs, emb, sigma, seed):
 
 
 def fit(docs, emb, sigma, epochs=12, seed=0):
-    rw = make_rewriter("autoencoder", hidden_size=48, epochs=epochs, batch_size=32, seed=seed)
+    rw = REWRITERS.create("autoencoder", hidden_size=48, epochs=epochs, batch_size=32, seed=seed)
     return rw.fit(vectors(docs, emb, sigma, seed=1), docs, emb)
 
 
@@ -80,7 +80,7 @@ def test_same_seed_same_rewrite_other_seed_other_model(embedding):
 def test_output_vocabulary_comes_from_the_training_corpus(embedding):
     """Words the training corpus never has are never written; OOV targets are <unk>."""
     train = [["w1", "w2", "w3", "zzz"]] * 30
-    rw = make_rewriter("autoencoder", hidden_size=16, epochs=3, seed=0)
+    rw = REWRITERS.create("autoencoder", hidden_size=16, epochs=3, seed=0)
     rw.fit(vectors(train, embedding, 0.0, seed=0), train, embedding)
     assert rw.vocab_ == [UNK, "w1", "w2", "w3"]
     out = rw.rewrite(vectors(corpus(10, 5), embedding, 0.0, seed=0))
@@ -103,7 +103,7 @@ def test_train_embeddings_reproduces_the_public_codes_trained_table(embedding):
     the same privatized vectors give different text for different original words."""
     train, test = corpus(400, 0), corpus(40, 1)
     noisy = vectors(train, embedding, 3.0, seed=1)
-    rw = make_rewriter("autoencoder", hidden_size=48, epochs=12, batch_size=32, seed=0, **TRAIN)
+    rw = REWRITERS.create("autoencoder", hidden_size=48, epochs=12, batch_size=32, seed=0, **TRAIN)
     rw.fit(noisy, train, embedding)
     assert rw.reads_tokens and rw.void_reasons() and rw.params["train_embeddings"] is True
     table = rw.net_.words.weight.detach().cpu().numpy()[1:-1]
@@ -124,12 +124,12 @@ def test_train_embeddings_reproduces_the_public_codes_trained_table(embedding):
 
 def test_train_embeddings_needs_its_acknowledgement(embedding):
     with pytest.raises(ValueError, match="add allow_no_guarantee: true"):
-        make_rewriter("autoencoder", train_embeddings=True)
+        REWRITERS.create("autoencoder", train_embeddings=True)
     with pytest.raises(ValueError, match="without a departure"):
-        make_rewriter("autoencoder", allow_no_guarantee=True)
+        REWRITERS.create("autoencoder", allow_no_guarantee=True)
     with pytest.raises(ValueError, match="must be true or false"):
-        make_rewriter("autoencoder", train_embeddings="yes", allow_no_guarantee=True)
-    rw = make_rewriter("autoencoder", epochs=1, hidden_size=8, **TRAIN)
+        REWRITERS.create("autoencoder", train_embeddings="yes", allow_no_guarantee=True)
+    rw = REWRITERS.create("autoencoder", epochs=1, hidden_size=8, **TRAIN)
     with pytest.raises(ValueError, match="keeps the dimension"):
         rw.fit([np.zeros((2, 7))], [["w1", "w2"]], embedding)
 
@@ -141,11 +141,11 @@ def test_train_embeddings_needs_its_acknowledgement(embedding):
 ])
 def test_bad_parameters_are_refused(params, match):
     with pytest.raises(ValueError, match=match):
-        make_rewriter("autoencoder", **params)
+        REWRITERS.create("autoencoder", **params)
 
 
 def test_bad_input_is_refused(embedding):
-    rw = make_rewriter("autoencoder", epochs=1, hidden_size=8)
+    rw = REWRITERS.create("autoencoder", epochs=1, hidden_size=8)
     with pytest.raises(RuntimeError, match="not fitted"):
         rw.rewrite([np.zeros((2, embedding.dim))])
     with pytest.raises(ValueError, match="at least one document"):
@@ -158,4 +158,4 @@ def test_bad_input_is_refused(embedding):
     with pytest.raises(ValueError, match="16-d"):
         rw.rewrite([np.zeros((2, 7))])
     with pytest.raises(TypeError, match="rewriter 'autoencoder'"):
-        make_rewriter("autoencoder", nope=1)
+        REWRITERS.create("autoencoder", nope=1)

@@ -93,7 +93,7 @@ def test_the_report_pairs_each_file_with_its_own_baseline(tmp_path, monkeypatch)
     rows = [line for line in table.splitlines() if "| 10 | author |" in line]
     assert len(rows) == 2 and any("a.csv" in r for r in rows) and any("b.csv" in r for r in rows)
     # each file's privatized cell is paired with the baseline of the same file
-    from bench.report.privacy import baseline_index, baseline_of
+    from bench.analysis.privacy import baseline_index, baseline_of
     from bench.results.record import scan
 
     cells = scan(res).cells

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench.embeddings import load_embedding
-from bench.sensitivity import make_sensitivity
+from bench.sensitivity import SENSITIVITY
 
 from ._helpers import ALL
 
@@ -23,5 +23,5 @@ def glove() -> np.ndarray:
 
 @pytest.fixture(scope="session")
 def fitted(glove):
-    return {name: make_sensitivity(name).fit(glove) for name in ALL}
+    return {name: SENSITIVITY.create(name).fit(glove) for name in ALL}
 

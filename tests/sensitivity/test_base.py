@@ -12,9 +12,9 @@ from scipy.spatial.distance import pdist
 
 from bench.registry import UnknownNameError
 from bench.sensitivity import (
+    SENSITIVITY,
     NotFittedError,
     gaussian_width_dim,
-    make_sensitivity,
     min_pairwise_distance,
 )
 from bench.sensitivity.base import _brute_force_min_distance
@@ -33,16 +33,16 @@ def test_all_seven_registered():
 
 def test_unknown_name_did_you_mean():
     with pytest.raises(UnknownNameError, match="did you mean 'unit_norm'"):
-        make_sensitivity("unit_nrom")
+        SENSITIVITY.create("unit_nrom")
     with pytest.raises(ValueError):  # UnknownNameError is a ValueError too
-        make_sensitivity("nope")
+        SENSITIVITY.create("nope")
 
 
 @pytest.mark.parametrize(
     "name,params,match",
     [
         ("unit_norm", {"C": 1.0}, "unknown parameter"),
-        ("jl", {"betta": 0.5}, "unknown parameter.*betta.*allowed"),
+        ("jl", {"betta": 0.5}, "unknown parameter.*betta.*accepted"),
         ("none", {"fit_on": "test"}, "fit_on"),
         ("unit_norm_clip", {"C": 0}, "C must be"),
         ("unit_norm_clip", {"C": -1.0}, "C must be"),
@@ -62,11 +62,11 @@ def test_unknown_name_did_you_mean():
 )
 def test_invalid_params_raise(name, params, match):
     with pytest.raises(ValueError, match=match):
-        make_sensitivity(name, **params)
+        SENSITIVITY.create(name, **params)
 
 
 def test_not_fitted_raises():
-    s = make_sensitivity("unit_norm")
+    s = SENSITIVITY.create("unit_norm")
     assert not s.fitted
     with pytest.raises(NotFittedError):
         _ = s.bound
@@ -76,17 +76,17 @@ def test_not_fitted_raises():
 
 def test_fit_input_validation(glove):
     with pytest.raises(ValueError, match="needs fit_vectors"):
-        make_sensitivity("minmax", fit_on="train").fit(glove)
+        SENSITIVITY.create("minmax", fit_on="train").fit(glove)
     with pytest.raises(ValueError, match="fit_on='vocab'"):
-        make_sensitivity("minmax").fit(glove, glove[:10])
+        SENSITIVITY.create("minmax").fit(glove, glove[:10])
     with pytest.raises(ValueError, match="dimension"):
-        make_sensitivity("minmax", fit_on="train").fit(glove, glove[:10, :5])
+        SENSITIVITY.create("minmax", fit_on="train").fit(glove, glove[:10, :5])
     bad = glove[:10].copy()
     bad[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        make_sensitivity("minmax").fit(bad)
+        SENSITIVITY.create("minmax").fit(bad)
     with pytest.raises(ValueError, match="2-D"):
-        make_sensitivity("minmax").fit(glove[0])
+        SENSITIVITY.create("minmax").fit(glove[0])
 
 
 @pytest.mark.parametrize("name", ALL, ids=str)
@@ -217,17 +217,17 @@ def test_transform_outputs(fitted, glove):
 def test_fit_on_train_is_data_dependent(glove):
     train = np.vstack([glove[100:400], glove[100:200]])  # repeated tokens
     for name in ALL:
-        s = make_sensitivity(name, fit_on="train").fit(glove, train)
+        s = SENSITIVITY.create(name, fit_on="train").fit(glove, train)
         if name in ("none", "unit_norm_clip"):  # nothing estimated
             assert s.proven, name
         else:
             assert not s.proven, name
             assert "private training data" in s.reason, name
-    s = make_sensitivity("observed_range", fit_on="train").fit(glove, train)
+    s = SENSITIVITY.create("observed_range", fit_on="train").fit(glove, train)
     assert s.stats["v_min"] == glove[100:400].min()
     assert s.stats["n_points"] == 300
     assert s.stats["min_distance"] == pytest.approx(pdist(glove[100:400]).min(), rel=1e-12)
-    jl = make_sensitivity("jl", fit_on="train").fit(glove, train)
+    jl = SENSITIVITY.create("jl", fit_on="train").fit(glove, train)
     assert jl.stats["n_points"] == 300
     assert jl.out_dim == gaussian_width_dim(300)
 
@@ -262,7 +262,7 @@ def test_min_distance_ties_and_duplicates():
 def test_duplicates_in_fit_are_one_point(glove, caplog):
     x = np.vstack([glove[:200], glove[10]])
     with caplog.at_level(logging.WARNING, logger="bench.sensitivity"):
-        s = make_sensitivity("unit_norm").fit(x)
+        s = SENSITIVITY.create("unit_norm").fit(x)
     assert s.stats["n_duplicate_rows"] == 1
     assert math.isfinite(s.bound)
     assert s.stats["min_distance"] == pytest.approx(pdist(glove[:200]).min(), rel=1e-12)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from bench.sensitivity import (
+    SENSITIVITY,
     gaussian_width_dim,
     jl_union_failure_probability,
-    make_sensitivity,
 )
 
 from ._helpers import _pairs, _ratios
@@ -30,7 +30,7 @@ def test_gaussian_width_dim_matches_thesis():
 
 
 def test_jl_distortion_on_glove(glove):
-    s = make_sensitivity("jl", seed=3).fit(glove)
+    s = SENSITIVITY.create("jl", seed=3).fit(glove)
     beta = 0.9
     assert s.out_dim == gaussian_width_dim(2_000) == s.stats["m"]
     unit = glove / np.linalg.norm(glove, axis=1, keepdims=True)
@@ -46,9 +46,9 @@ def test_jl_distortion_on_glove(glove):
 
 
 def test_jl_seeded_reproducibility(glove):
-    a = make_sensitivity("jl", seed=11).fit(glove)
-    b = make_sensitivity("jl", seed=11).fit(glove)
-    c = make_sensitivity("jl", seed=12).fit(glove)
+    a = SENSITIVITY.create("jl", seed=11).fit(glove)
+    b = SENSITIVITY.create("jl", seed=11).fit(glove)
+    c = SENSITIVITY.create("jl", seed=12).fit(glove)
     assert a.stats["matrix_sha256"] == b.stats["matrix_sha256"] != c.stats["matrix_sha256"]
     np.testing.assert_array_equal(a.transform(glove[:5]), b.transform(glove[:5]))
     assert not np.allclose(a.transform(glove[:5]), c.transform(glove[:5]))
@@ -60,10 +60,10 @@ def test_jl_seeded_reproducibility(glove):
 
 def test_jl_m_override_and_dimension_warning(glove, caplog):
     with caplog.at_level(logging.WARNING, logger="bench.sensitivity"):
-        s = make_sensitivity("jl", m=60).fit(glove)
+        s = SENSITIVITY.create("jl", m=60).fit(glove)
     assert s.out_dim == 60 and s.stats["increases_dimension"]
     assert "increases the dimension" in caplog.text
-    small = make_sensitivity("jl", m=20).fit(glove)
+    small = SENSITIVITY.create("jl", m=20).fit(glove)
     assert not small.stats["increases_dimension"] and small.out_dim == 20
     assert small.stats["m_required"] == gaussian_width_dim(2_000)
     # too small m: the exact union bound exceeds delta, so the bound is not proven
@@ -79,9 +79,9 @@ def test_jl_union_bound():
 
 def test_jl_short_vectors(glove):
     x = np.vstack([glove[:300], 0.2 * glove[300:320]])  # some norms < 1
-    s = make_sensitivity("jl").fit(x)  # x/‖x‖ is not 1-Lipschitz there
+    s = SENSITIVITY.create("jl").fit(x)  # x/‖x‖ is not 1-Lipschitz there
     assert not s.proven and s.bound > 1.9 and "normalize='clip'" in s.reason
-    c = make_sensitivity("jl", normalize="clip").fit(x)
+    c = SENSITIVITY.create("jl", normalize="clip").fit(x)
     assert c.proven and c.bound == pytest.approx(1.9)
     for t in (s, c):
         a, b = _pairs(x, 20_000, seed=5)

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from bench.sensitivity import (
-    make_sensitivity,
+    SENSITIVITY,
 )
 
 
 def test_unit_norm_clip_radius(glove):
-    s = make_sensitivity("unit_norm_clip", C=5.0).fit(glove)
+    s = SENSITIVITY.create("unit_norm_clip", C=5.0).fit(glove)
     out = s.transform(glove)
     n_in, n_out = np.linalg.norm(glove, axis=1), np.linalg.norm(out, axis=1)
     assert np.all(n_out <= 5.0 + 1e-12)

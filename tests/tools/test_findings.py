@@ -101,7 +101,7 @@ def test_ablation_variants_read_from_specs_and_paired_effects():
     }
     g = groups(grids)
     assert sorted(v for _, v, _ in g) == ["-D1", "-D2", "-D3", "-D4", "code", "dp"]
-    assert [m["rewrite"]["n_w"] for m in g[("laplace", "dp", 1.0)].values()] == [0.04, 0.04]
+    assert [m.rewrite.n_w for m in g[("laplace", "dp", 1.0)].values()] == [0.04, 0.04]
     text = "\n".join(ablation_section(grids))
     effect = {line[2:].split(" (")[0]: line for line in text.splitlines()
               if line.startswith("| D") or line.startswith("| all")}

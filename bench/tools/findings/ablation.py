@@ -27,21 +27,22 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bench.report.results import fmt_eps
-from bench.tools.findings.stats import fmt_delta, key, summary, t_interval, utility
+from bench.analysis.results import fmt_eps
+from bench.results.sections import CellMetrics
+from bench.tools.findings.stats import cell_metrics, fmt_delta, key, summary, t_interval, utility
 
 GRIDS = ("trlaplace_code", "trlaplace_code_public", "trlaplace_rewrite")
 DEPARTURES = ("D1", "D2", "D3", "D4", "D5")
 LABELS = {"D1": "one noise vector per batch", "D2": "C = 0.005, no clipping",
           "D3": "embedding table trained", "D4": "rewriter trained on the evaluated split",
           "D5": "d' = 500 at ε = 10"}
-MEASURES: tuple[tuple[str, Callable[[dict], Any], bool], ...] = (
+MEASURES: tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...] = (
     ("utility", utility, True),
-    ("N_w", lambda m: m["rewrite"]["n_w"], True),
-    ("ROUGE-1", lambda m: m["rewrite"]["rouge1"], True),
-    ("BLEU", lambda m: m["rewrite"]["bleu"], True),
-    ("BERTScore", lambda m: m["rewrite"]["bertscore"], True),
-    ("loss", lambda m: m["rewrite"]["loss"], False),
+    ("N_w", lambda m: m.rewrite.n_w, True),
+    ("ROUGE-1", lambda m: m.rewrite.rouge1, True),
+    ("BLEU", lambda m: m.rewrite.bleu, True),
+    ("BERTScore", lambda m: m.rewrite.bertscore, True),
+    ("loss", lambda m: m.rewrite.loss, False),
 )
 """Column label, getter, higher is better (the rewrite metrics of Huang et al. Tables 1-3)."""
 
@@ -89,10 +90,10 @@ def variant(fam: str, kept: frozenset[str]) -> str | None:
     return None
 
 
-def groups(grids: Mapping[str, list[dict]]) -> dict[tuple[str, str, float], dict[int, dict]]:
+def groups(grids: Mapping[str, list[dict]]) -> dict[tuple[str, str, float], dict[int, CellMetrics]]:
     """``(family, variant, ε) -> seed -> metrics`` over the three grids (baselines left out;
     the other grids only on the code grid's datasets, budgets and mechanism families)."""
-    out: dict[tuple[str, str, float], dict[int, dict]] = defaultdict(dict)
+    out: dict[tuple[str, str, float], dict[int, CellMetrics]] = defaultdict(dict)
     datasets = {c["spec"]["dataset"]["name"] for c in grids.get(GRIDS[0], [])}
     for g in GRIDS:
         for c in grids.get(g, []):
@@ -104,7 +105,7 @@ def groups(grids: Mapping[str, list[dict]]) -> dict[tuple[str, str, float], dict
             kept = departures(g, s["mechanism"], s.get("rewriter"))
             v = variant(fam, kept)
             if v is not None:
-                out[(fam, v, key(s)[4])][int(s["seed"])] = c["metrics"]
+                out[(fam, v, key(s)[4])][int(s["seed"])] = cell_metrics(c)
     code = {(f, e) for f, v, e in out if v == "code"}
     return {k: s for k, s in out.items() if (k[0], k[2]) in code}
 
@@ -120,7 +121,7 @@ def _row_label(v: str) -> str:
     return f"without {v[1:]} ({LABELS[v[1:]]})"
 
 
-def ablation_table(g: Mapping[tuple[str, str, float], dict[int, dict]]) -> list[str]:
+def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> list[str]:
     """One row per (family, ε, variant): the measures, mean ± 95% t half-width over seeds."""
     out = ["| mechanism | ε | departures removed | seeds | "
            + " | ".join(lab for lab, _, _ in MEASURES) + " |",
@@ -137,7 +138,7 @@ def ablation_table(g: Mapping[tuple[str, str, float], dict[int, dict]]) -> list[
     return out + [""]
 
 
-def effect_table(g: Mapping[tuple[str, str, float], dict[int, dict]]) -> list[str]:
+def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> list[str]:
     """Per departure: the change from removing it alone, paired per (family, ε, seed) with the
     code's setting and pooled (mean and 95% t interval over the pairs); (ns) where the interval
     contains 0."""

@@ -10,8 +10,10 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
-from bench.report.results import fmt_eps
+from bench.analysis.results import fmt_eps
+from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
     at_chance,
     by_seed,
@@ -42,7 +44,7 @@ def _tem_gap(cells: list[dict], eps: float) -> str:
                             first_seeds(cells, mechanism="mvl", epsilon=eps), utility))
 
 
-def _n_w(cells: list[dict], mech: str, eps: float, get: Callable[[dict], float]) -> str:
+def _n_w(cells: list[dict], mech: str, eps: float, get: Callable[[CellMetrics], Any]) -> str:
     return summary(first_seeds(cells, mechanism=mech, epsilon=eps), get)
 
 
@@ -59,13 +61,13 @@ def _rows(grid: str, cells: list[dict]) -> list[tuple[str, Callable[[list[dict]]
                  lambda c, e=e: _tem_gap(c, e)) for e in eps_of("tem")]
     if grid == "trlaplace":
         return [(f"trlaplace: N_w of {m} + nearest, ε = {fmt_eps(e)}",
-                 lambda c, m=m, e=e: _n_w(c, m, e, lambda x: x["n_w"]))
+                 lambda c, m=m, e=e: _n_w(c, m, e, lambda x: x.n_w))
                 for m in ("trlaplace", "gaussian", "laplace") for e in (1.0, 20.0)]
     if grid == "trlaplace_rewrite":
         return [(f"trlaplace_rewrite: rewritten N_w of trlaplace, ε = {fmt_eps(e)} (paper: 0.705 "
                  "at ε = 0.05)" if e == 0.05 else
                  f"trlaplace_rewrite: rewritten N_w of trlaplace, ε = {fmt_eps(e)}",
-                 lambda c, e=e: _n_w(c, "trlaplace", e, lambda x: x["rewrite"]["n_w"]))
+                 lambda c, e=e: _n_w(c, "trlaplace", e, lambda x: x.rewrite.n_w))
                 for e in (0.05, 1.0, 20.0)]
     return []
 

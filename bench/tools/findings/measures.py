@@ -1,8 +1,8 @@
 """Issue 26's measures across the references: what a changed word, a privatized document and a
 membership query still give away, beside how much text survives (N_w).
 
-For every reference grid whose cells hold measures (``metrics["measures"]``, docs/measures.md),
-one row per configuration, mean and 95% t interval over seeds:
+For every reference grid whose cells hold measures (``measures`` in ``metrics.json``,
+docs/measures.md), one row per configuration, mean and 95% t interval over seeds:
 
 - N_w, the fraction of words left unchanged (Feyisetan et al. 2020);
 - token reconstruction: the informed adversary's MAP guess of each original word (top-1), the
@@ -27,8 +27,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bench.report.results import fmt_eps
-from bench.tools.findings.stats import by_seed, fmt_delta, summary, t_interval, values
+from bench.analysis.results import fmt_eps
+from bench.results.sections import CellMetrics
+from bench.tools.findings.stats import (
+    by_seed,
+    cell_metrics,
+    fmt_delta,
+    summary,
+    t_interval,
+    values,
+)
 
 GRIDS = ("quickstart", "thesis_reference", "tem", "trlaplace", "trlaplace_rewrite",
          "debates2016", "news_outlets")
@@ -44,9 +52,10 @@ ROW_FILTER: Mapping[str, Callable[[tuple], bool]] = {
 }
 
 
-def _m(name: str, *path: str) -> Callable[[dict], Any]:
-    def get(metrics: dict) -> Any:
-        v: Any = metrics["measures"][name]
+def _m(name: str, *path: str) -> Callable[[CellMetrics], Any]:
+    """A getter of ``path`` in measure ``name``'s own record (KeyError where it is absent)."""
+    def get(metrics: CellMetrics) -> Any:
+        v: Any = metrics.measure(name)
         for p in path:
             v = v[p]
         return v
@@ -54,7 +63,7 @@ def _m(name: str, *path: str) -> Callable[[dict], Any]:
 
 
 def _cells_with_measures(cells: list[dict]) -> list[dict]:
-    return [c for c in cells if (c["metrics"].get("measures") or {})]
+    return [c for c in cells if cell_metrics(c).measures]
 
 
 def _config(k: tuple) -> str:
@@ -68,7 +77,7 @@ def text_table(grid: str, cells: list[dict]) -> list[str]:
     keep = ROW_FILTER.get(grid, lambda k: True)
     rows = {k: s for k, s in by_seed(cells).items()
             if k[0] != "none" and keep(k)
-            and any("reconstruction" in m["measures"] or "linkage" in m["measures"]
+            and any("reconstruction" in m.measures or "linkage" in m.measures
                     for m in s.values())}
     if not rows:
         return []
@@ -81,7 +90,7 @@ def text_table(grid: str, cells: list[dict]) -> list[str]:
     for k in sorted(rows, key=lambda k: (k[0], k[2], k[3], k[4])):
         s = rows[k]
         out.append(
-            f"| {_config(k)} | {len(s)} | {summary(s, lambda m: m['n_w'])} | {summary(s, recon)} | "
+            f"| {_config(k)} | {len(s)} | {summary(s, lambda m: m.n_w)} | {summary(s, recon)} | "
             f"{fmt_delta(t_interval(values(s, lambda m: recon(m) - unchanged(m))))} | "
             f"{summary(s, _m('reconstruction', 'chance_top1'))} | "
             f"{summary(s, _m('linkage', 'top1'))} | {summary(s, _m('linkage_minilm', 'top1'))} | "
@@ -92,7 +101,7 @@ def text_table(grid: str, cells: list[dict]) -> list[str]:
 def mia_table(grid: str, cells: list[dict]) -> list[str]:
     """Membership inference at low FPR and RMIA, one row per configuration (baseline first)."""
     rows = {k: s for k, s in by_seed(cells).items()
-            if any("mia_low_fpr" in m["measures"] or "mia_rmia" in m["measures"]
+            if any("mia_low_fpr" in m.measures or "mia_rmia" in m.measures
                    for m in s.values())}
     if not rows:
         return []
@@ -103,7 +112,7 @@ def mia_table(grid: str, cells: list[dict]) -> list[str]:
         s = rows[k]
         name = "baseline (ε = ∞)" if k[0] == "none" else _config(k)
         out.append(
-            f"| {name} | {len(s)} | {summary(s, lambda m: m['mia']['mia_auc'])} | "
+            f"| {name} | {len(s)} | {summary(s, lambda m: m.mia.mia_auc)} | "
             f"{summary(s, _m('mia_low_fpr', 'tpr_at_fpr_0.01', 'tpr'))} | "
             f"{summary(s, _m('mia_low_fpr', 'tpr_at_fpr_0.001', 'tpr'))} | "
             f"{summary(s, _m('mia_rmia', 'auc'))} | "

@@ -5,23 +5,38 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from bench.reference import REFERENCE_ROOT, committed_cells
 from bench.results.layout import cells_dir
+from bench.results.sections import CellMetrics, upgrade
+
+M = TypeVar("M")
+"""What a getter reads per seed (a cell's :class:`CellMetrics`)."""
 
 # --------------------------------------------------------------------------------------------
 # Cells and statistics
 # --------------------------------------------------------------------------------------------
 
 def load(grid: str, root: str | Path = REFERENCE_ROOT) -> list[dict]:
-    """The committed cells of one reference grid as ``{"spec", "metrics"}`` (empty if none)."""
+    """The committed cells of one reference grid as ``{"spec", "metrics"}`` (empty if none),
+    the metrics read once as a :class:`~bench.results.sections.CellMetrics`."""
     folder = Path(root) / grid
-    return list(committed_cells(folder).values()) if cells_dir(folder).is_dir() else []
+    if not cells_dir(folder).is_dir():
+        return []
+    return [{"spec": c["spec"], "metrics": upgrade(c["metrics"])}
+            for c in committed_cells(folder).values()]
+
+
+def cell_metrics(cell: Mapping[str, Any]) -> CellMetrics:
+    """A cell's typed metrics: as :func:`load` read them, or read from a ``metrics.json`` dict
+    (cells built in memory)."""
+    m = cell["metrics"]
+    return m if isinstance(m, CellMetrics) else upgrade(m)
 
 
 def _eps(spec: dict) -> float:
@@ -36,29 +51,29 @@ def key(spec: dict) -> tuple:
             spec["mapping"]["name"], _eps(spec))
 
 
-def by_seed(cells: Iterable[dict], **match: Any) -> dict[tuple, dict[int, dict]]:
+def by_seed(cells: Iterable[dict], **match: Any) -> dict[tuple, dict[int, CellMetrics]]:
     """``key -> seed -> metrics`` of the cells whose spec matches ``mechanism`` /
     ``sensitivity`` / ``mapping`` / ``epsilon`` (names; ε as a float) where given."""
-    out: dict[tuple, dict[int, dict]] = defaultdict(dict)
+    out: dict[tuple, dict[int, CellMetrics]] = defaultdict(dict)
     for c in cells:
         s = c["spec"]
         k = key(s)
         got = {"mechanism": k[0], "sensitivity": k[2], "mapping": k[3], "epsilon": k[4]}
         if all(got[f] == v for f, v in match.items()):
-            out[k][int(s["seed"])] = c["metrics"]
+            out[k][int(s["seed"])] = cell_metrics(c)
     return out
 
 
-def first_seeds(cells: Iterable[dict], **match: Any) -> dict[int, dict]:
+def first_seeds(cells: Iterable[dict], **match: Any) -> dict[int, CellMetrics]:
     """``seed -> metrics`` of the first configuration :func:`by_seed` finds for ``match``
     (empty when none matches)."""
     return next(iter(by_seed(cells, **match).values()), {})
 
 
 def t_interval(values: list[float]) -> tuple[float, float, float, int]:
-    """Mean, 95% Student-t interval over seeds (:func:`bench.report.stats.t_interval`) and
+    """Mean, 95% Student-t interval over seeds (:func:`bench.analysis.stats.t_interval`) and
     n; for one value the interval is the value itself (no spread to estimate)."""
-    from bench.report.stats import t_interval as t95
+    from bench.analysis.stats import t_interval as t95
 
     v = [x for x in values if x is not None and math.isfinite(x)]
     if not v:
@@ -91,12 +106,12 @@ def fmt_delta(stat: tuple[float, float, float, int]) -> str:
     return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{sig}"
 
 
-def summary(seeds: dict[int, dict], get: Callable[[dict], Any], digits: int = 3) -> str:
+def summary(seeds: Mapping[int, M], get: Callable[[M], Any], digits: int = 3) -> str:
     """``get(metrics)`` over the seeds as :func:`fmt` writes it (mean ± 95% t half-width)."""
     return fmt(t_interval(values(seeds, get)), digits)
 
 
-def values(seeds: dict[int, dict], get: Callable[[dict], Any]) -> list[float]:
+def values(seeds: Mapping[int, M], get: Callable[[M], Any]) -> list[float]:
     """``get(metrics)`` per seed, in seed order (missing values dropped)."""
     out = []
     for s in sorted(seeds):
@@ -109,7 +124,7 @@ def values(seeds: dict[int, dict], get: Callable[[dict], Any]) -> list[float]:
     return out
 
 
-def paired(a: dict[int, dict], b: dict[int, dict], get: Callable[[dict], Any]
+def paired(a: Mapping[int, M], b: Mapping[int, M], get: Callable[[M], Any]
            ) -> tuple[float, float, float, int]:
     """t interval of ``get(a) − get(b)`` over the seeds both have."""
     diffs = []
@@ -123,37 +138,39 @@ def paired(a: dict[int, dict], b: dict[int, dict], get: Callable[[dict], Any]
     return t_interval(diffs)
 
 
-def utility(m: dict) -> float:
+def utility(m: CellMetrics) -> float | None:
     """Utility macro-F1."""
-    return m["utility"]["macro_f1"]
+    return m.utility.macro_f1
 
 
-def at_chance(m: dict) -> bool:
+def at_chance(m: CellMetrics) -> bool:
     """Whether the utility model is no better than chance (the cell's own flag)."""
-    return bool(m["utility"]["chance_level"])
+    return bool(m.utility.chance_level)
 
 
-def privacy_task(m: dict) -> str | None:
+def privacy_task(m: CellMetrics) -> str | None:
     """The cell's (first) private attribute, if any."""
-    return next(iter(m.get("privacy") or {}), None)
+    return next(iter(m.attributes), None)
 
 
-def adversary_f1(m: dict, name: str | None = None) -> float:
-    """Macro-F1 of the strongest adversary (or of ``name``) on the private attribute."""
-    p = m["privacy"][privacy_task(m)]
-    if name is None:
-        return p["adversary_macro_f1"]
-    return p["by_adversary"][name]["adversary_macro_f1"]
+def adversary_f1(m: CellMetrics, name: str | None = None) -> float | None:
+    """Macro-F1 of the strongest adversary (or of ``name``) on the private attribute (None
+    when the cell has no private attribute or ``name`` did not attack it)."""
+    t = privacy_task(m)
+    if t is None:
+        return None
+    p = m.attribute(t)
+    return p.adversary_macro_f1 if name is None else p.result(name).adversary_macro_f1
 
 
-def chance_entities(base: dict[int, dict]) -> float:
+def chance_entities(base: dict[int, CellMetrics]) -> float:
     """Mean chance threshold of the private attribute over the baseline's seeds."""
-    return float(np.mean([m["privacy"][privacy_task(m)]["chance_threshold"]
+    return float(np.mean([m.attribute(privacy_task(m)).chance_threshold
                           for m in base.values()]))
 
 
-def tradeoff(m: dict) -> float | None:
+def tradeoff(m: CellMetrics) -> float | None:
     """Riecker 2023's trade-off Δutility + Δprivacy vs the baseline (None where privacy is not
     a valid measurement)."""
     t = privacy_task(m)
-    return m.get("vs_baseline", {}).get("by_privacy_task", {}).get(t, {}).get("tradeoff")
+    return m.vs_baseline.attribute(t).tradeoff if t is not None else None

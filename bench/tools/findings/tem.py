@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bench.report.results import fmt_eps
+from bench.analysis.results import fmt_eps
+from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
     by_seed,
     fmt_delta,
@@ -15,9 +16,9 @@ from bench.tools.findings.stats import (
 # TEM (Carvalho et al. 2021) on tem
 # --------------------------------------------------------------------------------------------
 
-def mia_auc(m: dict) -> float:
+def mia_auc(m: CellMetrics) -> float | None:
     """The stronger membership-inference attack's AUC."""
-    return m["mia"]["mia_auc"]
+    return m.mia.mia_auc
 
 
 def tem_section(cells: list[dict]) -> list[str]:
@@ -38,7 +39,7 @@ def tem_section(cells: list[dict]) -> list[str]:
     for e in eps:
         a = next(s for k, s in tem.items() if k[4] == e)
         b = next(s for k, s in mvl.items() if k[4] == e)
-        nw = lambda m: m["n_w"]  # noqa: E731
+        nw = lambda m: m.n_w  # noqa: E731
         lines.append(f"| {fmt_eps(e)} | {summary(b, utility)} | "
                      f"{summary(a, utility)} | "
                      f"{fmt_delta(paired(a, b, utility))} | "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
+from bench.analysis.results import fmt_eps
 from bench.reference import comparable
-from bench.report.results import fmt_eps
+from bench.results.sections import CellMetrics
 from bench.tools.findings.consts import MAPPINGS, SENSITIVITY
 from bench.tools.findings.stats import (
     adversary_f1,
@@ -36,7 +37,8 @@ def tg_thresholds(vocab_size: int = 50_000, embedding: str = "glove-6b-50d"
     import logging
 
     from bench.embeddings import load_embedding
-    from bench.sensitivity import make_sensitivity, min_pairwise_distance
+    from bench.sensitivity import SENSITIVITY as APPROACHES
+    from bench.sensitivity import min_pairwise_distance
 
     emb = load_embedding(embedding, vocab_size)
     out = []
@@ -44,7 +46,7 @@ def tg_thresholds(vocab_size: int = 50_000, embedding: str = "glove-6b-50d"
     level, quiet.level = quiet.level, logging.ERROR  # jl warns that 50 d is below its m
     try:
         for name in SENSITIVITY:
-            approach = make_sensitivity(name)
+            approach = APPROACHES.create(name)
             approach.fit(emb.vectors)
             st = min_pairwise_distance(approach.transform(emb.vectors))
             dmin = 0.0 if st["n_duplicate_rows"] else float(st["min_distance"])
@@ -74,10 +76,10 @@ def thesis_section(cells: list[dict]) -> list[str]:
 
 
 def _thesis_utility_table(cells: list[dict], eps: list[float],
-                          base: dict[int, dict]) -> list[str]:
+                          base: dict[int, CellMetrics]) -> list[str]:
     """The baseline's numbers and the mvl utility table (sensitivity × mapping rows, ε
     columns)."""
-    chance = t_interval(values(base, lambda m: m["utility"]["chance_threshold"]))
+    chance = t_interval(values(base, lambda m: m.utility.chance_threshold))
     lines = [f"Baseline (unprivatized) utility {summary(base, utility)}, "
              f"chance threshold {chance[0]:.3f}; strongest adversary on the baseline "
              f"{summary(base, adversary_f1)} macro-F1.", ""]
@@ -100,7 +102,7 @@ def _thesis_utility_table(cells: list[dict], eps: list[float],
     return lines
 
 
-def _claim_mvl_at_chance(mvl: dict[tuple, dict[int, dict]]) -> str:
+def _claim_mvl_at_chance(mvl: dict[tuple, dict[int, CellMetrics]]) -> str:
     """Claim 1: mvl at ε ≤ 1 is at chance."""
     low = [(k, s) for k, s in mvl.items() if k[4] <= 1]
     n_chance = sum(all(at_chance(m) for m in s.values()) for _, s in low)
@@ -112,7 +114,8 @@ def _claim_mvl_at_chance(mvl: dict[tuple, dict[int, dict]]) -> str:
             + ".")
 
 
-def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]]) -> list[str]:
+def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, CellMetrics]]
+                            ) -> list[str]:
     """Claim 2: truncated Gumbel is flat in ε and undefined below its threshold."""
     lines = ["- **truncated_gumbel is undefined below** ε > (2(1 + ln|W|) + 3)/Δmin "
              "(Riecker 2023, Alg. 1; |W| = 50,000, Δmin exact over the transformed "
@@ -135,7 +138,7 @@ def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, dict]])
     return lines
 
 
-def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, dict]],
+def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, CellMetrics]],
                     eps: list[float]) -> list[str]:
     """Claim 3: clipping to the observed range helps utility and the adversary."""
     same = differ = 0
@@ -144,8 +147,7 @@ def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, dict]],
             continue
         b = mvl.get((k[0], k[1], "none", k[3], k[4]), {})
         for seed in set(a) & set(b):
-            equal = (comparable(a[seed].get("utility")) == comparable(b[seed].get("utility"))
-                     and comparable(a[seed].get("privacy")) == comparable(b[seed].get("privacy")))
+            equal = _results(a[seed]) == _results(b[seed])
             same, differ = same + equal, differ + (not equal)
     parts = []
     for mp in MAPPINGS:
@@ -162,6 +164,13 @@ def _claim_clipping(cells: list[dict], mvl: dict[tuple, dict[int, dict]],
             + "; ".join(parts) + "."]
 
 
+def _results(m: CellMetrics) -> tuple:
+    """A cell's utility and every adversary's result, run-time measurements left out
+    (:func:`bench.reference.comparable`)."""
+    return (comparable(m.utility.to_dict()),
+            comparable({t: m.attribute(t).to_dict() for t in m.attributes}))
+
+
 def _claim_jl(cells: list[dict], eps: list[float]) -> str:
     """Claim 4: JL distorts strongly (mvl utility at the largest ε)."""
     parts = []
@@ -175,8 +184,8 @@ def _claim_jl(cells: list[dict], eps: list[float]) -> str:
     return f"- **jl at ε = {fmt_eps(max(eps))}** (mvl utility): " + "; ".join(parts) + "."
 
 
-def _claim_tradeoffs(cells: list[dict], everything: dict[tuple, dict[int, dict]],
-                     base: dict[int, dict]) -> list[str]:
+def _claim_tradeoffs(cells: list[dict], everything: dict[tuple, dict[int, CellMetrics]],
+                     base: dict[int, CellMetrics]) -> list[str]:
     """Claim 5: favourable trade-offs are rare (the thesis leaves out rows at chance), with
     the strongest adversary and with the thesis' same-model adversary."""
     learn = {k: s for k, s in everything.items()
@@ -205,7 +214,7 @@ def _claim_tradeoffs(cells: list[dict], everything: dict[tuple, dict[int, dict]]
             f"{chance_entities(base):.3f}): {pos_model} of {len(learn)} positive on average."]
 
 
-def _positive_same_model(learn: dict[tuple, dict[int, dict]], base: dict[int, dict],
+def _positive_same_model(learn: dict[tuple, dict[int, CellMetrics]], base: dict[int, CellMetrics],
                          model: str) -> int:
     """How many configurations have a positive mean trade-off (paired over seeds with the
     baseline) when privacy is read from the adversary ``model``."""
@@ -213,12 +222,12 @@ def _positive_same_model(learn: dict[tuple, dict[int, dict]], base: dict[int, di
     for s in learn.values():
         diffs = []
         for seed in sorted(set(s) & set(base)):
-            try:
-                du = utility(s[seed]) - utility(base[seed])
-                dp = adversary_f1(base[seed], model) - adversary_f1(s[seed], model)
-            except KeyError:
+            got = (utility(s[seed]), utility(base[seed]), adversary_f1(base[seed], model),
+                   adversary_f1(s[seed], model))
+            if None in got:
                 continue
-            diffs.append(du + dp)
+            u, u_base, a_base, a = got
+            diffs.append((u - u_base) + (a_base - a))
         st = t_interval(diffs)
         pos_model += bool(st[3] and st[0] > 0)
     return pos_model
@@ -238,14 +247,14 @@ def model_cells(cells: list[dict], model: str) -> list[dict]:
     return [c for c in cells if c["spec"]["model"]["name"] == model]
 
 
-def _ci(m: dict) -> str:
-    lo, hi = m["utility"]["macro_f1_ci95"]
+def _ci(m: CellMetrics) -> str:
+    lo, hi = m.utility.macro_f1_ci95
     return f"{utility(m):.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _adv_ci(m: dict, name: str) -> list[float]:
+def _adv_ci(m: CellMetrics, name: str) -> list[float]:
     """The bootstrap interval of one adversary's macro-F1 on the cell's private attribute."""
-    return m["privacy"][privacy_task(m)]["by_adversary"][name]["adversary_macro_f1_ci95"]
+    return m.attribute(privacy_task(m)).result(name).adversary_macro_f1_ci95
 
 
 def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
@@ -273,21 +282,21 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
                   key=lambda km: (km[0][0] != "mvl", km[0][3], SENSITIVITY.index(km[0][2])))
     for k, m in rows:
         t = privacy_task(m)
-        vs = m.get("vs_baseline", {}).get("by_privacy_task", {}).get(t, {})
+        vs = m.vs_baseline.attribute(t)
         du = utility(m) - utility(base)
         tm = du + adversary_f1(base, name) - adversary_f1(m, name)
-        tr = vs.get("tradeoff")
+        tr = vs.tradeoff
         n += 1
         pos += bool(tr is not None and tr > 0)
         pos_model += tm > 0
-        dp = vs.get("delta_privacy")
-        adv = m["privacy"][t]["by_adversary"][name]
+        dp = vs.delta_privacy
+        adv = m.attribute(t).result(name)
         lo, hi = _adv_ci(m, name)
         lines.append(f"| {k[0]} | {k[2]} | {k[3]} | {fmt_eps(k[4])} | "
-                     f"{m['privatization']['n_w']:.3f} | {_ci(m)} | {du:+.3f} | "
+                     f"{m.privatization.n_w:.3f} | {_ci(m)} | {du:+.3f} | "
                      + (f"{dp:+.3f}" if dp is not None else "–") + " | "
                      + (f"{tr:+.3f}" if tr is not None else "–")
-                     + f" | {adv['adversary_macro_f1']:.3f} [{lo:.3f}, {hi:.3f}] | {tm:+.3f} |")
+                     + f" | {adv.adversary_macro_f1:.3f} [{lo:.3f}, {hi:.3f}] | {tm:+.3f} |")
     lines += ["", f"- **{name} at ε = 150**: {pos} of {n} configurations have a positive "
               f"trade-off against the strongest adversary, {pos_model} of {n} against the "
               f"{name} itself (the thesis' layout).", ""]

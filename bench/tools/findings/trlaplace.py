@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from bench.analysis.results import fmt_eps
 from bench.embeddings import EMBEDDINGS
 from bench.metrics import METRICS
-from bench.report.results import fmt_eps
+from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
+    cell_metrics,
     first_seeds,
     fmt,
     fmt_delta,
@@ -49,12 +53,13 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
              ("laplace", '{"C": 1.0}')]
     label = {m: (m[0] + (" (analytic)" if "analytic" in m[1] else "")) for m in mechs}
     eps = sorted({key(c["spec"])[4] for c in cells if c["spec"]["mechanism"]["name"] != "none"})
-    groups: dict[tuple, dict[int, dict]] = defaultdict(dict)
+    groups: dict[tuple, dict[int, CellMetrics]] = defaultdict(dict)
     for c in cells:
         k = key(c["spec"])
-        groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = c["metrics"]
-    metrics = [("utility", utility), (METRICS.get("n_w").label, lambda m: m["n_w"])]
-    metrics += [(METRICS.get(k).label, lambda m, k=k: m["rewrite"][k])
+        groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = cell_metrics(c)
+    metrics: list[tuple[str, Callable[[CellMetrics], Any]]] = [
+        ("utility", utility), (METRICS.get("n_w").label, lambda m: m.n_w)]
+    metrics += [(METRICS.get(k).label, lambda m, k=k: getattr(m.rewrite, k))
                 for k in ("rouge1", "bleu", "bertscore")]
     lines = ["Per ε: mean ± 95% t half-width over seeds (nearest-word mapping, rt, LSTM).", ""]
     lines.append("| ε | mechanism | " + " | ".join(n for n, _ in metrics) + " |")
@@ -116,22 +121,22 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
     label = {m: (m[0] + (" (analytic)" if "analytic" in m[1] else "")) for m in mechs}
     rw = [c for c in cells if c["spec"].get("rewriter")]
     base = first_seeds(cells, mechanism="none")
-    groups: dict[tuple, dict[int, dict]] = defaultdict(dict)
-    refs: dict[int, dict] = {}
+    groups: dict[tuple, dict[int, CellMetrics]] = defaultdict(dict)
+    refs: dict[int, CellMetrics] = {}
     for c in rw:
         k = key(c["spec"])
-        groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = c["metrics"]
-        refs.setdefault(int(c["spec"]["seed"]), c["metrics"])
+        groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = cell_metrics(c)
+        refs.setdefault(int(c["spec"]["seed"]), cell_metrics(c))
     eps = sorted({k[2] for k in groups})
     rows = [(k, k if k == "loss" else METRICS.get(k).label, METRICS.get(k).higher_is_better)
             for k in REWRITE_ROWS]
-    gets = [(lab, (lambda m, k=k: m["rewrite"][k]), hib) for k, lab, hib in rows]
-    ref_gets = [(lab, (lambda m, k=k: m["rewrite_reference"][k])) for k, lab, _ in rows]
+    gets = [(lab, (lambda m, k=k: getattr(m.rewrite, k)), hib) for k, lab, hib in rows]
+    ref_gets = [(lab, (lambda m, k=k: getattr(m.rewrite_reference, k))) for k, lab, _ in rows]
     def span(key: str) -> str:
         """One value, or the range over the cells (it differs with the seed), independent of
         the order the cells are read in."""
-        vals = sorted({c["metrics"]["rewriter"][key] for c in rw
-                       if c["metrics"].get("rewriter", {}).get(key) is not None})
+        vals = sorted({v for c in rw
+                       if (v := (cell_metrics(c).rewriter or {}).get(key)) is not None})
         if not vals:
             return "?"
         return f"{vals[0]}" if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"

@@ -7,8 +7,8 @@ use for privacy: its guarantee covers almost no pair of words (see
 (pyproject.toml); bench imports this module only when ``rrn`` is used.
 
 Example:
-    >>> from bench.mechanisms import make_mechanism
-    >>> mech = make_mechanism("rrn", epsilon=2.0, k=5, rng=0).fit(space)
+    >>> from bench.mechanisms import MECHANISMS
+    >>> mech = MECHANISMS.create("rrn", epsilon=2.0, k=5, rng=0).fit(space)
     >>> out_ids = mech.sample(ids)
     >>> mech.channel(ids)        # its exact output distribution, for the informed adversary
 """

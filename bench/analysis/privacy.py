@@ -1,14 +1,15 @@
 """Which adversary a report reads, whether its privacy measurement is valid, and the MIA headline.
 
-The runner writes, per cell and private attribute, ``metrics["privacy"][task]``: the *headline*
+The runner writes, per cell and private attribute, its privacy record (``m.attribute(task)``,
+:class:`bench.results.sections.AttributePrivacy`): the *headline*
 ``privacy = 1 − max adversary macro-F1`` (the strongest attack, its name in ``adversary``),
 every adversary's numbers in ``by_adversary``, and ``privacy_valid`` (False: the strongest
 adversary is at chance on the unprivatized baseline, so no privacy measurement exists; None: no
-baseline). ``metrics["vs_baseline"]["by_privacy_task"][task]`` has Δprivacy and the trade-off
+baseline). ``m.vs_baseline.attribute(task)`` has Δprivacy and the trade-off
 only where privacy is valid.
 
 :func:`select_privacy` rewrites the cells a report reads so that every table, plot and the
-leaderboard read one shape, ``metrics["privacy"][task]`` with ``privacy``, ``adversary``,
+leaderboard read one shape, ``m.attribute(task)`` with ``privacy``, ``adversary``,
 ``privacy_valid`` and ``privacy_invalid_reason``:
 
 * ``adversary=None`` (the default, the headline): the runner's numbers as written;
@@ -25,7 +26,7 @@ Cells written before there were several adversaries (no ``by_adversary``, no
 ``privacy_valid``) are read as one adversary named after the cell's model, validity unknown.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> cells = select_privacy(load_results("results").cells, adversary="model")
     >>> groups, _ = group_cells(cells)
     >>> gp = group_privacy(groups[1], "entities")
@@ -35,26 +36,31 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench.analysis.baseline import BaselineIndex
-from bench.report.results import (
+from bench.analysis.results import (
     CellRecord,
     Group,
     ReportError,
     Stat,
     component,
-    dig,
     fmt_interval,
     stat,
     to_float,
+)
+from bench.results.sections import (
+    AdversaryResult,
+    AttributeDelta,
+    AttributePrivacy,
+    CellMetrics,
+    Deltas,
 )
 
 HEADLINE = "headline"
@@ -83,23 +89,23 @@ def model_name(rec: CellRecord) -> str:
     return component(rec.spec, "model")[0]
 
 
-def adversary_results(rec: CellRecord, task: str) -> dict[str, dict[str, Any]]:
-    """Every adversary's metrics on one attribute (old cells: ``{<model>: the entry}``)."""
-    entry = dig(rec.metrics, "privacy", task)
-    if not isinstance(entry, Mapping):
+def adversary_results(rec: CellRecord, task: str) -> dict[str, AdversaryResult]:
+    """Every adversary's result on one attribute (old cells: ``{<model>: the entry}``)."""
+    m = rec.sections
+    if task not in m.attributes:
         return {}
-    by = entry.get("by_adversary")
-    if isinstance(by, Mapping) and by:
-        return {str(k): dict(v) for k, v in by.items() if isinstance(v, Mapping)}
-    name = str(entry.get("adversary") or model_name(rec))
-    return {name: {k: entry[k] for k in _PER_ADVERSARY if k in entry}}
+    p = m.attribute(task)
+    if p.by_adversary:
+        return {str(k): v for k, v in p.by_adversary.items() if isinstance(v, AdversaryResult)}
+    name = str(p.adversary or model_name(rec))
+    return {name: AdversaryResult.make(**{k: getattr(p, k) for k in _PER_ADVERSARY if p.has(k)})}
 
 
 def available_adversaries(cells: Iterable[CellRecord]) -> list[str]:
     """Sorted names of every adversary any cell ran (old cells: their model)."""
     names: set[str] = set()
     for r in cells:
-        for task in (r.metrics.get("privacy") or {}):
+        for task in r.sections.privacy:
             names |= set(adversary_results(r, task))
     return sorted(names)
 
@@ -124,24 +130,24 @@ def resolve_adversary(adversary: str | None, cells: Sequence[CellRecord]) -> str
                       f"strongest, {OWN_MODEL!r} for the cell's own model)")
 
 
-def judge(entry: Mapping[str, Any] | None, who: str) -> tuple[bool | None, str | None]:
+def judge(entry: AdversaryResult | None, who: str) -> tuple[bool | None, str | None]:
     """Validity of one adversary judged on the baseline: its macro-F1 above its chance threshold.
 
     The rule of :func:`bench.attacks.adversary.privacy_validity`, for one named adversary.
     """
     if entry is None:
         return None, f"adversary {who} was not run on the unprivatized baseline"
-    f1 = to_float(entry.get("adversary_macro_f1"))
-    thr = to_float(entry.get("chance_threshold"))
+    f1 = to_float(entry.adversary_macro_f1)
+    thr = to_float(entry.chance_threshold)
     if math.isfinite(f1) and math.isfinite(thr):
         from bench.attacks.adversary import privacy_validity
 
         return privacy_validity({"adversary_macro_f1": f1, "chance_threshold": thr,
-                                 "adversary_macro_f1_ci95": entry.get("adversary_macro_f1_ci95")},
+                                 "adversary_macro_f1_ci95": entry.adversary_macro_f1_ci95},
                                 who=f"adversary {who}")
-    if entry.get("chance_level") is True:
+    if entry.chance_level is True:
         return False, f"adversary {who} is at chance on the unprivatized text: {NO_VALID}"
-    if entry.get("chance_level") is False:
+    if entry.chance_level is False:
         return True, None
     return None, f"adversary {who}: no macro-F1 / chance threshold on the baseline"
 
@@ -166,27 +172,45 @@ def baseline_of(rec: CellRecord, index: BaselineIndex[CellRecord]) -> CellRecord
     return index.find(rec.spec, rec.dataset_hash, rec.suite_version)
 
 
-def _normalize_headline(rec: CellRecord, metrics: dict[str, Any]) -> None:
+def _normalize_headline(rec: CellRecord) -> CellMetrics:
+    m = rec.sections
     model = model_name(rec)
-    for task, p in (metrics.get("privacy") or {}).items():
-        if not isinstance(p, dict):
-            continue
-        if "by_adversary" not in p:
-            p["by_adversary"] = adversary_results(rec, task)
-        p.setdefault("adversary", model)
-        p.setdefault("privacy_valid", None)
-        p.setdefault("privacy_invalid_reason", None)
-        d = dig(metrics, "vs_baseline", "by_privacy_task", task)
-        if isinstance(d, dict) and p["privacy_valid"] is False:
-            d["delta_privacy"] = d["tradeoff"] = None  # never a Δ of an invalid measurement
+    privacy = dict(m.privacy)
+    deltas = dict(m.vs_baseline.by_privacy_task)
+    for task in m.attributes:
+        p = m.attribute(task)
+        if not p.has("by_adversary"):
+            p = p.with_values(by_adversary=adversary_results(rec, task))
+        defaults = {"adversary": model, "privacy_valid": None, "privacy_invalid_reason": None}
+        p = p.with_values(**{k: v for k, v in defaults.items() if not p.has(k)})
+        privacy[task] = p
+        d = deltas.get(task)
+        if isinstance(d, AttributeDelta) and p.privacy_valid is False:
+            # never a Δ of an invalid measurement
+            deltas[task] = d.with_values(delta_privacy=None, tradeoff=None)
+    m = m.with_values(privacy=privacy) if m.has("privacy") else m
+    if m.has("vs_baseline") and m.vs_baseline.has("by_privacy_task"):
+        m = m.with_values(vs_baseline=m.vs_baseline.with_values(by_privacy_task=deltas))
+    return m
 
 
-def _select_named(rec: CellRecord, metrics: dict[str, Any], name: str,
-                  base: CellRecord | None) -> None:
-    by_task: dict[str, Any] = {}
-    u = to_float(dig(metrics, "utility", "macro_f1"))
-    ub = to_float(dig(base.metrics, "utility", "macro_f1")) if base is not None else math.nan
-    for task in sorted(metrics.get("privacy") or {}):
+def _named_entry(entry: AdversaryResult | None, name: str) -> AttributePrivacy:
+    """An adversary's result as the attribute's privacy record (``missing``: not run here)."""
+    if entry is None:
+        return AttributePrivacy.make(privacy=None, adversary=name, missing=True)
+    kept = {k: v for k, v in entry.to_dict().items() if k not in ("fit_seconds", "predict_seconds")}
+    p = AttributePrivacy.from_dict(kept)
+    assert p is not None
+    return p.with_values(adversary=name)
+
+
+def _select_named(rec: CellRecord, name: str, base: CellRecord | None) -> CellMetrics:
+    m = rec.sections
+    by_task: dict[str, AttributeDelta] = {}
+    privacy = dict(m.privacy)
+    u = to_float(m.utility.macro_f1)
+    ub = to_float(base.sections.utility.macro_f1) if base is not None else math.nan
+    for task in sorted(m.privacy):
         by = adversary_results(rec, task)
         entry = by.get(name)
         bentry = adversary_results(base, task).get(name) if base is not None else None
@@ -195,42 +219,43 @@ def _select_named(rec: CellRecord, metrics: dict[str, Any], name: str,
         else:
             ok, reason = judge(bentry, name)
         if entry is None:
-            new: dict[str, Any] = {"privacy": None, "adversary": name, "missing": True}
             ok, reason = None, f"adversary {name} was not run on this cell"
-        else:
-            new = {k: v for k, v in entry.items() if k not in ("fit_seconds", "predict_seconds")}
-            new["adversary"] = name
-        new |= {"by_adversary": by, "privacy_valid": ok, "privacy_invalid_reason": reason}
-        metrics["privacy"][task] = new
+        privacy[task] = _named_entry(entry, name).with_values(
+            by_adversary=by, privacy_valid=ok, privacy_invalid_reason=reason)
         if rec.is_baseline:
             continue
         if base is None:  # the runner's deltas are the headline's: keep only Δutility
-            du0 = dig(metrics, "vs_baseline", "by_privacy_task", task, "delta_utility")
+            du0 = m.vs_baseline.attribute(task).delta_utility
             if du0 is not None:
-                by_task[task] = {"delta_utility": du0, "delta_privacy": None,
-                                 "tradeoff": None, "privacy_valid": None, "reason": reason}
+                by_task[task] = AttributeDelta.make(
+                    delta_utility=du0, delta_privacy=None, tradeoff=None, privacy_valid=None,
+                    reason=reason)
             continue
         du = u - ub if math.isfinite(u) and math.isfinite(ub) else None
         dp = None
         if ok and entry is not None and bentry is not None:
-            p, pb = to_float(entry.get("privacy")), to_float(bentry.get("privacy"))
+            p, pb = to_float(entry.privacy), to_float(bentry.privacy)
             dp = p - pb if math.isfinite(p) and math.isfinite(pb) else None
-        by_task[task] = {"delta_utility": du, "delta_privacy": dp,
-                         "tradeoff": du + dp if du is not None and dp is not None else None,
-                         "privacy_valid": ok, "reason": reason}
+        by_task[task] = AttributeDelta.make(
+            delta_utility=du, delta_privacy=dp,
+            tradeoff=du + dp if du is not None and dp is not None else None,
+            privacy_valid=ok, reason=reason)
+    if m.has("privacy"):
+        m = m.with_values(privacy=privacy)
     if base is not None and not rec.is_baseline:
         du_all = u - ub if math.isfinite(u) and math.isfinite(ub) else None
-        metrics["vs_baseline"] = {"delta_utility": du_all, "by_privacy_task": by_task}
-    elif "vs_baseline" in metrics:
-        metrics["vs_baseline"] = dict(metrics["vs_baseline"], by_privacy_task=by_task)
+        m = m.with_values(vs_baseline=Deltas.make(delta_utility=du_all, by_privacy_task=by_task))
+    elif m.has("vs_baseline"):
+        m = m.with_values(vs_baseline=m.vs_baseline.with_values(by_privacy_task=by_task))
+    return m
 
 
 def select_privacy(cells: Sequence[CellRecord], adversary: str | None = None
                    ) -> list[CellRecord]:
-    """The cells with ``metrics["privacy"]`` (and the deltas) read for one adversary choice.
+    """The cells with their privacy records (and the deltas) read for one adversary choice.
 
     Args:
-        cells: the cells as read (:func:`bench.report.results.load_results`).
+        cells: the cells as read (:func:`bench.analysis.results.load_results`).
         adversary: None or ``"headline"`` (the strongest adversary, as the runner wrote it),
             ``"model"`` (the cell's own model) or an adversary's name.
 
@@ -244,13 +269,12 @@ def select_privacy(cells: Sequence[CellRecord], adversary: str | None = None
     index = baseline_index(cells) if adversary is not None else {}
     out = []
     for r in cells:
-        metrics = copy.deepcopy(dict(r.metrics))
         if adversary is None:
-            _normalize_headline(r, metrics)
+            m = _normalize_headline(r)
         else:
             name = model_name(r) if adversary == OWN_MODEL else adversary
-            _select_named(r, metrics, name, baseline_of(r, index))
-        out.append(CellRecord(r.hash, r.spec, metrics, r.folder))
+            m = _select_named(r, name, baseline_of(r, index))
+        out.append(CellRecord(r.hash, r.spec, m.to_dict(), r.folder))
     return out
 
 
@@ -325,22 +349,22 @@ def group_privacy(g: Group, task: str) -> GroupPrivacy:
     vals, cis, names, reasons = [], [], [], []
     n = n_bad = n_unknown = 0
     for r in g.records:
-        p = dig(r.metrics, "privacy", task)
-        if not isinstance(p, Mapping):
+        if task not in r.sections.attributes:
             continue
+        p = r.sections.attribute(task)
         n += 1
-        names.append(str(p.get("adversary") or model_name(r)))
-        ok = p.get("privacy_valid")
+        names.append(str(p.adversary or model_name(r)))
+        ok = p.privacy_valid
         if ok is False:
             n_bad += 1
-            why = str(p.get("privacy_invalid_reason") or NO_VALID)
+            why = str(p.privacy_invalid_reason or NO_VALID)
             if why not in reasons:
                 reasons.append(why)
             continue
         if ok is None:
             n_unknown += 1
-        vals.append(p.get("privacy"))
-        cis.append(p.get("privacy_ci95"))
+        vals.append(p.privacy)
+        cis.append(p.privacy_ci95)
     return GroupPrivacy(stat(vals, cis), adversary_text(names), n, n_bad, n_unknown, reasons)
 
 
@@ -349,8 +373,7 @@ def tasks_of(groups: Iterable[Group]) -> list[str]:
     tasks: set[str] = set()
     for g in groups:
         for r in g.records:
-            tasks |= set((r.metrics.get("privacy") or {}).keys())
-            tasks |= set((dig(r.metrics, "vs_baseline", "by_privacy_task") or {}).keys())
+            tasks |= set(r.sections.privacy) | set(r.sections.vs_baseline.by_privacy_task)
     return sorted(tasks)
 
 
@@ -368,11 +391,11 @@ def validity_rows(groups: Sequence[Group]) -> list[dict[str, str]]:
         c = g.config
         for task in tasks_of([g]):
             gp = group_privacy(g, task)
-            f1 = g.stat(lambda m, t=task: m["privacy"][t]["adversary_macro_f1"],
-                        lambda m, t=task: m["privacy"][t]["adversary_macro_f1_ci95"])
-            thr = g.stat(lambda m, t=task: m["privacy"][t]["chance_threshold"])
+            f1 = g.stat(lambda m, t=task: m.attribute(t).adversary_macro_f1,
+                        lambda m, t=task: m.attribute(t).adversary_macro_f1_ci95)
+            thr = g.stat(lambda m, t=task: m.attribute(t).chance_threshold)
             if gp.status == "unknown":
-                found = [str(dig(r.metrics, "privacy", task, "privacy_invalid_reason") or "")
+                found = [str(r.sections.attribute(task).privacy_invalid_reason or "")
                          for r in g.records]
                 why = "; ".join(dict.fromkeys(w for w in found if w)) or (
                     "validity not recorded (cells from before the validity check)")
@@ -404,12 +427,10 @@ def _fmt(s: Stat | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def mia_auc(m: Mapping[str, Any]) -> Any:
-    """The headline MIA AUC of a cell's metrics (``mia_auc``, else ``auc``), or None."""
-    mia = m.get("mia")
-    if not isinstance(mia, Mapping):
-        return None
-    return mia["mia_auc"] if "mia_auc" in mia else mia.get("auc")
+def mia_auc(m: CellMetrics) -> Any:
+    """The headline MIA AUC of a cell (:attr:`bench.results.sections.Membership.headline_auc`),
+    or None."""
+    return m.mia.headline_auc
 
 
 @dataclass
@@ -438,21 +459,21 @@ def group_mia(g: Group) -> GroupMIA | None:
     vals, val_cis, attacks, cis, reasons, ci1 = [], [], [], [], [], None
     n = n_bad = 0
     for r in g.records:
-        auc = mia_auc(r.metrics)
-        mia = r.metrics.get("mia")
-        if auc is None or not isinstance(mia, Mapping):
+        mia = r.sections.mia
+        auc = mia.headline_auc
+        if auc is None or not r.sections.has("mia"):
             continue
         n += 1
-        attacks.append(str(mia.get("mia_attack") or ""))
-        ci = mia.get("mia_auc_ci")
+        attacks.append(str(mia.mia_attack or ""))
+        ci = mia.mia_auc_ci
         ci_ok = isinstance(ci, (list, tuple)) and len(ci) == 2
         if ci_ok:
             lo, hi = to_float(ci[0]), to_float(ci[1])
             cis.append(f"seed {r.seed}: [{lo:.3f}, {hi:.3f}]")
             ci1 = (lo, hi)
-        if mia.get("mia_valid") is False:
+        if mia.mia_valid is False:
             n_bad += 1
-            why = str(mia.get("mia_invalid_reason") or NO_VALID_MIA)
+            why = str(mia.mia_invalid_reason or NO_VALID_MIA)
             if why not in reasons:
                 reasons.append(why)
             continue

@@ -5,7 +5,7 @@ version), model, mechanism, sensitivity approach, mapping (each with parameters 
 the grid settings, and the suite version. Cells that differ only in the seed are pooled into one
 :class:`Group`, and every number a report shows is a :class:`Stat` over those seeds: mean,
 sample std, n and a 95% interval (Student t over n ≥ 2 seeds; one seed: the cell's bootstrap
-interval over the test documents where the metric has one; see :mod:`bench.report.stats`).
+interval over the test documents where the metric has one; see :mod:`bench.analysis.stats`).
 
 Mixing rules (never silently):
 
@@ -20,10 +20,10 @@ Labels are readable and minimal: a component shows the parameters (and version) 
 between configurations of the same name in this result set; a dataset always shows its config.
 
 Example:
-    >>> from bench.report.results import load_results, group_cells
+    >>> from bench.analysis.results import load_results, group_cells
     >>> rs = load_results("results")
     >>> groups, warnings = group_cells(rs.cells)
-    >>> groups[0].stat(lambda m: m["utility"]["macro_f1"]).mean
+    >>> groups[0].stat(lambda m: m.utility.macro_f1).mean
     0.97...
 """
 
@@ -37,11 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from bench.analysis.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
 from bench.errors import InputError
 from bench.grid.schema import DATA_KEY
-from bench.report.stats import BOOTSTRAP, T, bootstrap_interval, mean_std, t_interval
 from bench.results import layout
 from bench.results.record import CellRecord, FailedCell, scan, to_float
+from bench.results.sections import CellMetrics
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,10 @@ COMPONENTS: tuple[str, ...] = ("dataset", "model", "sensitivity", "mechanism", "
 
 _PRIVATIZATION = ("sensitivity", "mechanism", "mapping")
 """Components a baseline cell does not use (labelled by name only)."""
+
+
+DASH = "—"
+"""What a table shows where there is no value."""
 
 
 class ReportError(InputError, ValueError):
@@ -170,7 +175,7 @@ def load_results(results: str | Path, grid: str | Path | None = None) -> ResultS
 class Stat:
     """Mean over seeds, its sample standard deviation and count, and a 95% interval.
 
-    The interval (:mod:`bench.report.stats`): with n ≥ 2 seeds the Student-t interval of the
+    The interval (:mod:`bench.analysis.stats`): with n ≥ 2 seeds the Student-t interval of the
     mean, ``mean ± t_{0.975, n−1} · s / √n`` (Student 1908; ``kind = "t"``); with one seed the
     cell's own percentile-bootstrap interval over the test documents where the metric has one
     (``*_ci95``, Efron & Tibshirani 1993, Ch. 13; ``kind = "bootstrap"``); otherwise none
@@ -355,35 +360,30 @@ class Group:
     records: list[CellRecord]
     """Its cells, sorted by seed then hash."""
 
-    def stat(self, get: Callable[[Mapping[str, Any]], Any],
-             ci: Callable[[Mapping[str, Any]], Any] | None = None) -> Stat | None:
-        """:class:`Stat` over seeds of ``get(metrics)`` (missing values are skipped).
+    def stat(self, get: Callable[[CellMetrics], Any],
+             ci: Callable[[CellMetrics], Any] | None = None) -> Stat | None:
+        """:class:`Stat` over seeds of ``get(metrics)`` (values that are None are skipped).
 
         Args:
-            get: the value of one cell's metrics.
+            get: the value of one cell's typed metrics (:class:`bench.results.sections.
+                CellMetrics`, e.g. ``lambda m: m.utility.macro_f1``; an absent section reads
+                as an empty one, its values None).
             ci: optional, that value's stored bootstrap interval (``[lo, hi]``, e.g.
-                ``m["utility"]["macro_f1_ci95"]``); it becomes the interval when only one
+                ``lambda m: m.utility.macro_f1_ci95``); it becomes the interval when only one
                 seed has a value (see :class:`Stat`).
         """
-        vals = [_safe(get, r.metrics) for r in self.records]
-        cis = [_safe(ci, r.metrics) for r in self.records] if ci is not None else None
+        vals = [get(r.sections) for r in self.records]
+        cis = [ci(r.sections) for r in self.records] if ci is not None else None
         return stat(vals, cis)
 
-    def count(self, pred: Callable[[Mapping[str, Any]], bool]) -> int:
-        """Number of cells whose metrics satisfy ``pred``."""
-        return sum(bool(_safe(pred, r.metrics)) for r in self.records)
+    def count(self, pred: Callable[[CellMetrics], bool]) -> int:
+        """Number of cells whose typed metrics satisfy ``pred``."""
+        return sum(bool(pred(r.sections)) for r in self.records)
 
     @property
     def seeds(self) -> list[int]:
         """The seeds pooled in this group."""
         return [r.seed for r in self.records]
-
-
-def _safe(get: Callable[[Mapping[str, Any]], Any], metrics: Mapping[str, Any]) -> Any:
-    try:
-        return get(metrics)
-    except (KeyError, TypeError, IndexError, AttributeError):
-        return None
 
 
 def _descriptor(rec: CellRecord, kind: str, data_tag: str) -> dict[str, Any]:

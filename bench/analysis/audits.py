@@ -15,7 +15,7 @@ audit column at all. A file that is not a readable ``bench-audit/1`` record is s
 warning, like an unreadable cell folder.
 
 Example:
-    >>> from bench.report.audits import load_audits
+    >>> from bench.analysis.audits import load_audits
     >>> audits = load_audits("results/audit")
     >>> audits.match(group).status if audits and audits.match(group) else "not audited"
     'PASS'
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.report.results import Group, ReportError, component, to_float
+from bench.analysis.results import Group, ReportError, component, to_float
 
 logger = logging.getLogger(__name__)
 
@@ -138,10 +138,10 @@ class AuditSet:
 def _constructed_params(name: str, epsilon: float, params: Mapping[str, Any]) -> dict | None:
     """The mechanism's own parameter record (``Mechanism.params``: configured values, defaults
     filled in, no fitted statistics) for a configuration — what ``bench audit`` keys on."""
-    from bench.mechanisms import make_mechanism
+    from bench.mechanisms import MECHANISMS
 
     try:
-        return dict(make_mechanism(name, epsilon=float(epsilon), **dict(params)).params)
+        return dict(MECHANISMS.create(name, epsilon=float(epsilon), **dict(params)).params)
     except Exception:  # noqa: BLE001 - unknown mechanism or parameters: fall back to the spec
         return None
 
