@@ -67,6 +67,7 @@ import functools
 import importlib
 import inspect
 import logging
+import re
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
@@ -101,6 +102,27 @@ class UnknownNameError(InputError, KeyError, ValueError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+"""A component's name: ASCII letters, digits, ``_``, ``.`` and ``-``, at most 64 characters.
+Nothing invisible or look-alike (``t\u200bem``, a Cyrillic ``е`` in ``tem``) can be a name, so a
+name on a page is the component it says (issue 48)."""
+
+
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a component's name (None: it can). The character is named by
+    its code point, never printed, so an invisible one shows."""
+    if not isinstance(name, str):
+        return f"is a {type(name).__name__}, not text"
+    if NAME.fullmatch(name):
+        return None
+    bad = next((i for i, c in enumerate(name)
+                if not (c.isascii() and (c.isalnum() or c in "_.-"))), None)
+    if bad is not None:
+        return (f"has the character U+{ord(name[bad]):04X} at position {bad + 1}: a name is "
+                "ASCII letters, digits, '_', '.' and '-' only")
+    return "must start with a letter or digit and have at most 64 characters"
 
 
 class ParameterError(InputError, TypeError, ValueError):
@@ -166,6 +188,9 @@ class Registry(Generic[T]):
         self._add(name, target, lazy=True)
 
     def _add(self, name: str, obj: T | str, lazy: bool = False) -> None:
+        why = name_problem(name)
+        if why:
+            raise ValueError(f"{self.kind} name {ascii(name)} {why}")
         if self._loading is not None:  # registration from inside a plugin's own import
             origin, registered = self._loading
             if self._origins.get(name) == origin:  # declared by its entry point: use this object
@@ -206,6 +231,9 @@ class Registry(Generic[T]):
                 origin = _origin_of(ep)
                 if ep.name in self._entries:
                     self._refuse(ep.name, origin, self._origins.get(ep.name, BUILTIN))
+                elif name_problem(ep.name):
+                    logger.warning("%s plugin %s from package %s is ignored: its name %s",
+                                   self.kind, ascii(ep.name), origin, name_problem(ep.name))
                 elif not ep.attr:
                     logger.warning("%s plugin %r from package %s is ignored: its entry point "
                                    "%r must be 'module:attr'", self.kind, ep.name, origin,

@@ -84,6 +84,9 @@ class VerifyReport:
     """Cell hash -> reason."""
     unsealed: list[str] = field(default_factory=list)
     stray: list[str] = field(default_factory=list)
+    stale_locks: list[str] = field(default_factory=list)
+    """Lock files (``locks/``) no live run holds (:func:`bench.results.locks.is_stale`): each
+    keeps its cell "locked by another run" until ``--repair`` removes it."""
     mlflow: MlflowCheck | None = None
     actions: list[str] = field(default_factory=list)
     """What ``--repair`` / ``--seal`` did, one line each."""
@@ -92,7 +95,7 @@ class VerifyReport:
     def ok(self) -> bool:
         """No damaged, unsealed or stray entries and a consistent MLflow mirror (orphaned runs
         and failed cells do not count: the first are history, the second recorded outcomes)."""
-        return not (self.damaged or self.unsealed or self.stray) and (
+        return not (self.damaged or self.unsealed or self.stray or self.stale_locks) and (
             self.mlflow is None or self.mlflow.ok)
 
     def text(self) -> str:
@@ -107,6 +110,8 @@ class VerifyReport:
         lines += [f"  damaged {h}: {r}" for h, r in sorted(self.damaged.items())]
         lines += [f"  unsealed {h} (`--seal` writes its manifest)" for h in self.unsealed[:20]]
         lines += [f"  stray {s}" for s in self.stray]
+        lines += [f"  stale lock {s} (no live run holds it; `--repair` removes it)"
+                  for s in self.stale_locks]
         m = self.mlflow
         if m is None:
             lines.append(f"  mlflow: no store ({self.results}/mlflow.db absent; --tracking-uri "
@@ -131,6 +136,18 @@ class VerifyReport:
 # --------------------------------------------------------------------------------------------
 # Files
 # --------------------------------------------------------------------------------------------
+
+def stale_locks(results: Path) -> list[str]:
+    """The names of the lock files under ``locks/`` that no live run holds (regular files
+    only: nothing is followed)."""
+    from bench.results.locks import is_stale
+
+    folder = results / layout.LOCKS
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if p.is_file() and not p.is_symlink() and is_stale(p))
+
 
 def scan(results: Path, report: VerifyReport) -> None:
     """Classify every entry of ``results/cells``."""
@@ -241,7 +258,10 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     left = []
     for name in report.stray:
         folder = layout.cell_dir(results, name)
-        if time.time() - folder.stat().st_mtime < STRAY_AGE:  # a writer may still be at work
+        age = time.time() - folder.stat().st_mtime
+        # a writer may still be at work; a folder dated in the future (a wrong clock, or a
+        # submitted folder's timestamp) is no writer's, and would otherwise stay forever
+        if -STRAY_AGE < age < STRAY_AGE:
             left.append(name)
             report.actions.append(f"left temporary folder {name}: younger than {STRAY_AGE} s")
             continue
@@ -374,6 +394,12 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
     results = layout.check_results(results, writes=True)
     report = VerifyReport(results)
     scan(results, report)
+    report.stale_locks = stale_locks(results)
+    if repair:
+        for name in report.stale_locks:
+            (results / layout.LOCKS / name).unlink(missing_ok=True)
+            report.actions.append(f"removed stale lock {name}")
+        report.stale_locks = []
     if seal:
         for h in report.unsealed:
             seal_cell(layout.cell_dir(results, h))

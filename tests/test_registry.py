@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,7 @@ from bench.registry import (
     Registry,
     UnknownNameError,
     declared_params,
+    name_problem,
 )
 
 
@@ -397,3 +399,18 @@ def test_declared_params_read_the_constructor():
     assert list(declared_params(w, exclude={"n_threads"})) == ["size", "colour", "tags"]
     assert declared_params(w, omit_default={"colour", "tags"}) == {
         "size": 3, "n_threads": 4, "tags": ["a", "b"]}
+
+
+@pytest.mark.parametrize("name, why", [
+    ("t\u200bem", "U+200B at position 2"),      # a zero-width space: invisible on a page
+    ("t\u0435m", "U+0435 at position 2"),       # a Cyrillic e: looks like tem
+    ("-tem", "must start with a letter or digit"),
+    ("x" * 65, "at most 64 characters"),
+])
+def test_a_name_with_an_invisible_or_look_alike_character_is_refused(name, why):
+    reg = Registry("mechanism", group="")
+    with pytest.raises(ValueError, match=re.escape(why)):
+        reg.register(name)(lambda: None)
+    with pytest.raises(ValueError, match=re.escape(why)):
+        reg.register_lazy(name, "bench.mechanisms:MECHANISMS")
+    assert name_problem("truncated_gumbel") is None and name_problem("glove-6b-50d") is None

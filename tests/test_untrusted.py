@@ -138,6 +138,12 @@ def test_verify_repair_does_not_recompute_a_spec_naming_a_file(tmp_path):
     (lambda s, m: m["runtime"].update(total_seconds=1e308), "not a finite number of sensible"),
     (lambda s, m: s.update(seed="0"), "seed '0' is not an integer"),
     (lambda s, m: s.update(epsilon=-1), "epsilon -1 is not a positive number"),
+    # issue 48, trial 9: look-alike names ranked beside the real one, looking identical
+    (lambda s, m: s["mechanism"].update(name="m\u200bvl"), "U+200B at position 2"),
+    (lambda s, m: s["mechanism"].update(name="mv\u04cf"), "U+04CF at position 3"),
+    (lambda s, m: s["model"].update(name="lstm "), "U+0020 at position 5"),
+    # issue 48, trial 6: a privatized cell claiming epsilon = inf stopped every board
+    (lambda s, m: s.update(epsilon="inf"), "only the unprivatized baseline has epsilon = inf"),
 ])
 def test_values_out_of_their_domain_are_left_out_by_name(tmp_path, edit, why):
     """Issue 24: NaN, ∞, −5 and "0.99" were accepted as utilities, 1e308 overflowed the

@@ -142,3 +142,17 @@ def test_unusable_mlflow_store_is_rebuilt(clean_run, tmp_path):
     final = verify_results(results)
     assert final.ok and final.mlflow.runs == len(cells), final.text()
     assert len(list((results / "damaged").glob("mlflow.db.*"))) == 1
+
+
+def test_a_temporary_folder_dated_in_the_future_is_moved_a_fresh_one_is_left(tmp_path):
+    """Issue 48, trial 11: a temporary folder with a future timestamp looked younger than any
+    writer's and stayed forever; a fresh one (a writer at work) is still left alone."""
+    results = tmp_path / "r"
+    future = results / "cells" / ".0123456789abcdef.fut1"
+    fresh = results / "cells" / ".fedcba9876543210.now1"
+    future.mkdir(parents=True)
+    fresh.mkdir()
+    os.utime(future, (time.time() + 86400, time.time() + 86400))
+    report = verify_results(results, repair=True)
+    assert any(a.startswith(f"moved temporary folder {future.name}") for a in report.actions)
+    assert report.stray == [fresh.name] and fresh.is_dir() and not future.exists()

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,12 @@ AUDIT_FORMAT = "bench-audit/1"
 """The record format this report reads (``bench.audit.AUDIT_FORMAT``; a test keeps them equal)."""
 
 PASS, VIOLATION = "PASS", "VIOLATION"
+MAX_RECORD_BYTES = 256 * 1024
+"""An audit status record is a few hundred bytes; a larger file is not read (issue 48: a
+source's ``audit/`` is as untrusted as its cells)."""
+MAX_RECORDS = 10_000
+"""Records read from one audit folder at most."""
+
 NOT_AUDITED = "not audited"
 """Shown for a privatized configuration without a matching record."""
 
@@ -222,11 +227,21 @@ def load_audits(folder: str | Path, *, required: bool = False) -> AuditSet | Non
             raise ReportError(f"audit folder {folder} does not exist or is not a folder "
                               "(write records with `bench audit ... --results-dir DIR`)")
         return None
+    from bench.results.store import parse_object, read_regular
+
     out = AuditSet({})
-    for path in sorted(p for p in folder.glob("*.json") if not p.name.startswith(".")):
-        try:
-            with open(path, encoding="utf-8") as f:
-                rec = parse_record(json.load(f), path.name)
+    if folder.is_symlink():  # a submitted folder's link may lead anywhere: not followed
+        out.warnings.append(f"audit folder {folder.name} is a symbolic link (not followed)")
+        logger.warning(out.warnings[-1])
+        return out
+    paths = sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+    if len(paths) > MAX_RECORDS:
+        out.warnings.append(f"audit folder {folder.name}: {len(paths)} records, only the first "
+                            f"{MAX_RECORDS} read")
+    for path in paths[:MAX_RECORDS]:
+        try:  # a regular file of bounded size and nesting (a FIFO, /dev/zero: refused)
+            rec = parse_record(parse_object(read_regular(path, MAX_RECORD_BYTES), path.name),
+                               path.name)
         except (OSError, TypeError, ValueError) as e:  # incl. JSONDecodeError, UnicodeDecodeError
             out.warnings.append(f"audit record {path.name}: not a readable {AUDIT_FORMAT} "
                                 f"status record ({e}); ignored")

@@ -89,8 +89,10 @@ def add_leaderboard_parser(sub) -> None:
                     help="recompute N randomly chosen cells of every entry and compare them bit "
                     "for bit: verified / refuted (the source's entries are taken out) / "
                     "unverified (docs/leaderboard.md)")
-    lb.add_argument("--verify-seed", type=int, default=0, metavar="S",
-                    help="seed of the choice of cells to recompute (recorded; default 0)")
+    lb.add_argument("--verify-seed", type=int, default=None, metavar="S",
+                    help="seed of the choice of cells to recompute (default: a fresh random "
+                    "seed; the seed used is recorded in leaderboard.json, and passing it "
+                    "repeats the choice)")
     lb.add_argument("--resamples", type=int, default=1000,
                     help="bootstrap resamples of each score's interval (default 1000)")
     lb.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")

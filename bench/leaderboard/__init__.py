@@ -79,12 +79,14 @@ def build_leaderboard(folders: Sequence[str | Path] = (), mlflow_uris: Sequence[
                       resamples: int = 1000, seed: int = 0,
                       audits: Sequence[str | Path] = (),
                       trusted: Sequence[str | Path] = (), verify: int = 0,
-                      verify_seed: int = 0, keys: str | Path | None = None) -> dict[str, Any]:
+                      verify_seed: int | None = None, keys: str | Path | None = None
+                      ) -> dict[str, Any]:
     """Read the sources, merge and rank them; write the files into ``out`` when given.
 
     ``trusted``: sources (results folders or tracking URIs, as given) whose copy stands in a
     conflict (the maintainer's own results; ``docs/leaderboard.md``). ``verify``: cells of
-    every entry to recompute (:mod:`bench.leaderboard.recompute`), chosen with ``verify_seed``.
+    every entry to recompute (:mod:`bench.leaderboard.recompute`), chosen with ``verify_seed``
+    (None: a fresh random seed, recorded in the document).
     ``keys``: a keyring file naming contributors' public keys
     (:func:`bench.results.signing.read_keyring`).
     """

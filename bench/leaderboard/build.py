@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import re
+import secrets
 import tempfile
 import time
 from collections import Counter
@@ -360,6 +361,13 @@ def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any
                                   for p2, u2 in pts)
 
 
+def fresh_seed() -> int:
+    """A seed for the choice of cells to recompute from the operating system's randomness
+    (:func:`secrets.randbits`): unknowable before the run, recorded in the document after it
+    (issue 48: a seed of 0 by default let a forger compute the draw offline)."""
+    return secrets.randbits(63)
+
+
 def _verify(made_all: list[list[tuple]], copies: dict[str, MergedCell], n: int,
             seed: int) -> list[str]:
     """Recompute ``n`` cells of every entry (:mod:`bench.leaderboard.recompute`), set each
@@ -398,12 +406,14 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = (),
           trusted: Sequence[str] = (), verify: int = 0,
-          verify_seed: int = 0, adversary: str | None = None,
+          verify_seed: int | None = None, adversary: str | None = None,
           audit_sets: Sequence[AuditSet] = (), stamp: bool = True,
           keys: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The ``leaderboard.json`` document of ``sources`` (``docs/leaderboard.md``); with
     ``verify`` > 0, ``verify`` cells of every entry are recomputed first
-    (:mod:`bench.leaderboard.recompute`).
+    (:mod:`bench.leaderboard.recompute`), drawn with ``verify_seed`` (None: a fresh seed from
+    the operating system's randomness, so no submitter can know the draw in advance; the seed
+    used is recorded in the document's ``verify.seed``, and passing it again repeats the draw).
 
     ``adversary``: which adversary privacy is read from (:func:`bench.analysis.privacy.
     select_privacy`; None: the strongest). ``extra_audits`` (folders) and ``audit_sets``
@@ -431,8 +441,10 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     infos = [_board_info(board) for board in boards]
     titles(infos)
     refuted: list[str] = []
+    if verify > 0 and verify_seed is None:
+        verify_seed = fresh_seed()
     if verify > 0:
-        refuted = _verify(made_all, copies, verify, verify_seed)
+        refuted = _verify(made_all, copies, verify, int(verify_seed))  # type: ignore[arg-type]
         made_all = [_exclude_refuted(made, copies, set(refuted)) for made in made_all]
     for bi, (board, made, info) in enumerate(zip(boards, made_all, infos, strict=True)):
         ranks = rank([sc for _e, sc, _v in made], [v for _e, _sc, v in made])

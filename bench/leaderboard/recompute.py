@@ -6,7 +6,8 @@ a cell gives the same bits on any x86-64 CPU (:mod:`bench.numeric`), so recomput
 and comparing it with a submitted copy, exactly, tells an honest copy from a forged one.
 
 For every entry, ``N`` of its cells are chosen at random (a generator seeded with
-``--verify-seed`` and the entry's identity, so the choice is recorded and repeatable, and a
+``--verify-seed`` -- by default a fresh seed from the operating system's randomness -- and the
+entry's identity; the seed is recorded, so the choice is repeatable afterwards, and a
 submitter cannot know in advance which cells will be checked) and recomputed in a temporary
 folder (a privatized cell's baseline is written in for its deltas). Each copy of a recomputed
 cell is then compared with the result, every metric bit for bit (run times aside):

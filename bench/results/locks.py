@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
+
+UNWRITTEN_AGE = 60
+"""Seconds after which a lock file without its owner line is stale: a run writes the line
+right after creating the file, so an empty lock this old was left by a run that failed to
+write it (a full disk) and would otherwise lock its cell forever."""
 
 
 class CellLock:
     """An exclusive lock file per cell, so two runs on one results folder never collide.
 
-    A lock whose owner process is gone (same host) is stale and taken over.
+    A lock whose owner process is gone (same host) is stale and taken over, and so is a lock
+    file without its owner line older than :data:`UNWRITTEN_AGE`. Taking a lock that cannot be
+    written (a full disk) leaves no lock file behind.
     """
 
     def __init__(self, path: Path) -> None:
@@ -36,29 +44,45 @@ class CellLock:
                     self.path.unlink(missing_ok=True)
                     continue
                 return False
-            with os.fdopen(fd, "w") as f:
-                f.write(f"{socket.gethostname()} {os.getpid()}\n")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(f"{socket.gethostname()} {os.getpid()}\n")
+            except OSError:
+                self.path.unlink(missing_ok=True)  # nothing left behind to lock the cell
+                raise
             self.held = True
             return True
         return False
 
     def _stale(self) -> bool:
-        try:
-            host, pid = self.path.read_text().split()
-        except (OSError, ValueError):
-            return False
-        if host != socket.gethostname():
-            return False
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
+        return is_stale(self.path)
 
     def release(self) -> None:
         """Remove the lock file if this instance holds it."""
         if self.held:
             self.path.unlink(missing_ok=True)
             self.held = False
+
+
+def is_stale(path: Path) -> bool:
+    """Whether the lock file ``path`` is stale: its owner process (on this host) is gone, or it
+    has no owner line and is older than :data:`UNWRITTEN_AGE` seconds."""
+    try:
+        text = path.read_text()
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        return False
+    try:
+        host, pid = text.split()
+        int(pid)
+    except ValueError:
+        return not text.strip() and abs(age) > UNWRITTEN_AGE
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False

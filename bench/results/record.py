@@ -26,6 +26,7 @@ from typing import Any
 
 from bench.errors import InputError
 from bench.grid.schema import is_baseline
+from bench.registry import name_problem
 from bench.results import layout
 from bench.results.sections import CellMetrics, upgrade
 from bench.results.store import (
@@ -41,6 +42,9 @@ from bench.results.values import to_float
 SCHEMA = MANIFEST_FORMAT
 """Version of the cell record's schema (the manifest's ``format``)."""
 
+COMPONENT_KINDS = ("dataset", "model", "mechanism", "sensitivity", "mapping", "rewriter")
+"""The spec's components; each one's name must be a name (:func:`bench.registry.name_problem`),
+so a look-alike cannot rank beside the component it imitates."""
 SPEC_OPTIONAL = ("dataset_hash", "adversaries", "metrics", "measures", "rewriter",
                  "suite_version")
 """Keys a spec may have besides :data:`bench.results.store.SPEC_KEYS`."""
@@ -181,6 +185,14 @@ def _spec_problem(spec: Mapping[str, Any]) -> str | None:
         comp = spec.get(kind)
         if not isinstance(comp, dict) or not isinstance(comp.get("name"), str):
             return f"{S}: {kind} is not a named component"
+    for kind in COMPONENT_KINDS:
+        comp = spec.get(kind)
+        why = name_problem(comp.get("name")) if isinstance(comp, dict) else None
+        if why:
+            return f"{S}: the {kind} name {ascii(comp['name'])} {why}"
+    if eps == "inf" and not is_baseline(spec):  # a grid's ε is finite (bench.grid.validate)
+        return (f"{S}: epsilon 'inf' on the mechanism {spec['mechanism']['name']!r}: only the "
+                "unprivatized baseline has epsilon = inf")
     return None
 
 

@@ -131,7 +131,9 @@ def parse_key_id(text: str, where: str = "key") -> str:
 def read_keyring(path: str | Path) -> dict[str, str]:
     """``{key id: name}`` from a keyring file: ``NAME ed25519:<hex>`` per line (``#``
     comments). A name is one or more words; the key is the line's last field. A key listed
-    twice under different names is refused."""
+    twice under different names is refused, and so is a name listed for two keys (issue 48: a
+    page showing one contributor's name for two keys cannot say which signed; give each key
+    its own name, e.g. ``Ada Lovelace (laptop)``)."""
     try:
         text = read_regular(Path(path), 1024 * 1024).decode("utf-8")
     except FileNotFoundError:
@@ -150,6 +152,10 @@ def read_keyring(path: str | Path) -> dict[str, str]:
         kid = parse_key_id(key, f"{path}:{n}")
         if out.get(kid, name) != name:
             raise SignatureError(f"{path}:{n}: key listed for both {out[kid]!r} and {name!r}")
+        other = next((k for k, v in out.items() if v == name and k != kid), None)
+        if other is not None:
+            raise SignatureError(f"{path}:{n}: the name {name!r} is already given to the key "
+                                 f"{other}; one name per key")
         out[kid] = name
     return out
 

@@ -121,3 +121,23 @@ def test_a_spec_bench_run_refuses_is_not_recomputed(tmp_path, monkeypatch, edit,
     rc.platform = {"pinned": True, "id": "here"}  # the spec, not the platform, is the reason
     check = rc.check(h)
     assert check.status == "not checked" and why in check.reason and "\n" not in check.reason
+
+
+def test_the_draw_is_fresh_per_run_recorded_and_repeatable(honest, monkeypatch):
+    """Issue 48, trial 4: with the seed 0 by default a forger computed the draw offline and
+    forged only the cells it left out. Now every run draws a fresh seed, records it, and the
+    recorded seed repeats the draw (the recomputation itself is stubbed: only the draw is
+    tested here)."""
+    from bench.leaderboard.recompute import CellCheck, Recomputer
+
+    monkeypatch.setattr(Recomputer, "check", lambda self, h: CellCheck(h, "bit-exact"))
+    sources = read_sources([honest])
+
+    def drawn(doc):
+        return [[c["hash"] for c in e["verification"]["cells"]] for e in doc["entries"]]
+
+    docs = [build(sources, verify=1) for _ in range(3)]
+    seeds = [d["verify"]["seed"] for d in docs]
+    assert len(set(seeds)) == 3 and all(isinstance(s, int) and s >= 0 for s in seeds)
+    for d, s in zip(docs, seeds):
+        assert drawn(build(sources, verify=1, verify_seed=s)) == drawn(d)

@@ -105,3 +105,9 @@ def test_keyring_names_keys_and_refuses_bad_lines(tmp_path):
     ring.write_text(f"alice {a}\neve {a}\n")
     with pytest.raises(SignatureError, match="both 'alice' and 'eve'"):
         signing.read_keyring(ring)
+    # issue 48, trial 11: one name for two keys made the page unable to say which one signed
+    ring.write_text(f"alice {a}\nalice {b}\n")
+    with pytest.raises(SignatureError, match="ring:2: the name 'alice' is already given"):
+        signing.read_keyring(ring)
+    ring.write_text(f"alice {a}\nalice {a}\n")  # the same line twice is harmless
+    assert signing.read_keyring(ring) == {a: "alice"}
