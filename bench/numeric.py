@@ -535,6 +535,26 @@ def platform_id(rec: dict[str, Any]) -> str:
     return f"{prefix}-{digest}"
 
 
+RELEASED_PINNED_IDS = frozenset({"cpu-pinned-1cc01654"})
+"""The pinned platform ids of released pins (pin v3 with the constraints of suite 0.4.0 to
+0.6.0: every committed reference cell records it). A new pin or new pinned library versions
+add their id here."""
+
+
+@lru_cache(maxsize=1)
+def own_pinned_id() -> str:
+    """The pinned platform id this installation gives (its library versions under this pin),
+    whether or not this process is pinned."""
+    return platform_id({"pinned": True, "versions": library_versions()})
+
+
+def known_pinned(pid: str) -> bool:
+    """Whether ``pid`` is a pinned platform id the suite knows (:data:`RELEASED_PINNED_IDS`, or
+    this installation's own): a copy claiming any other ``cpu-pinned-…`` id is a claim, not a
+    pin (issue 48: a made-up ``cpu-pinned-deadbeef`` was ranked over the honest pinned copy)."""
+    return pid in RELEASED_PINNED_IDS or pid == own_pinned_id()
+
+
 def describe(rec: dict[str, Any] | None) -> str:
     """One line for a platform record (``bench verify``, ``bench reference check``)."""
     if not isinstance(rec, dict):

@@ -13,9 +13,11 @@ platform each copy was computed on (``provenance.numeric.id``, :mod:`bench.numer
   its baseline) is listed unranked with the conflict named (never silently dropped).
 * different platforms (a GPU run and the pinned CPU, two library versions, or a copy whose
   platform was never recorded, as for every cell before 0.4.0): *platform variants*. The cell
-  stays in the ranking with one copy -- the pinned-CPU copy when there is one, else the first
-  source's -- and the others are listed with their platforms and the spread of their values.
-  A variant never removes a cell, so never an entry's baseline.
+  stays in the ranking with one copy -- a trusted source's copy when there is one, else the
+  pinned-CPU copy (a pinned platform id the suite knows, :func:`bench.numeric.known_pinned`;
+  any other ``cpu-pinned-…`` id is a claim, not a pin), else the first source's -- and the
+  others are listed with their platforms and the spread of their values. A variant never
+  removes a cell, so never an entry's baseline.
 
 A copy without a manifest (*unsealed*: nothing says its files are the ones computed) is used
 only when no sealed copy exists, and then its cell is listed, never ranked -- unless it comes
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.leaderboard.sources import Source, SourceCell
+from bench.numeric import known_pinned
 
 REL_TOL = 1e-6
 """Relative tolerance under which two copies of a number agree."""
@@ -44,8 +47,6 @@ _MAX_DIFFERENCES = 5
 
 UNRECORDED = "unrecorded"
 """Platform of a copy whose provenance has no numeric platform (cells before 0.4.0)."""
-PINNED_PREFIX = "cpu-pinned-"
-"""Platform ids of the pinned CPU environment (:func:`bench.numeric.platform_id`)."""
 
 
 def platform_of(cell: SourceCell) -> str:
@@ -163,8 +164,9 @@ def _resolve(h: str, copies: list[SourceCell], trusted: frozenset[str] = frozens
         return (MergedCell(h, sure[0].spec, sure[0].metrics, ordered, platform_of(sure[0])),
                 conflict, None)
     pool = [c for c in copies if c.sealed] or copies
-    pinned = [c for c in pool if platform_of(c).startswith(PINNED_PREFIX)]
-    chosen = (pinned or pool)[0]
+    sure = [c for c in pool if c.source in trusted]  # as in a conflict: the trusted copy
+    pinned = [c for c in pool if known_pinned(platform_of(c))]
+    chosen = (sure or pinned or pool)[0]
     ordered = [chosen] + [c for c in copies if c is not chosen]
     merged = MergedCell(h, chosen.spec, chosen.metrics, ordered, platform_of(chosen),
                         "" if chosen.sealed or chosen.source in trusted else UNSEALED)

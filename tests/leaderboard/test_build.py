@@ -111,7 +111,7 @@ def test_copies_from_different_platforms_are_variants_ranked_with_the_pinned_cop
     """A GPU copy that differs from the pinned-CPU copy is a platform variant: the cell (here
     a baseline, which every entry of its seed needs) stays ranked, with the pinned copy."""
     a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
-    set_platform(a, "cpu-pinned-0000aaaa")
+    set_platform(a, "cpu-pinned-1cc01654")
     set_platform(b, "cuda-0000bbbb")
     victim = _shift_victim(b)
     for order in ([b, a], [a, b]):  # whichever source comes first
@@ -119,17 +119,17 @@ def test_copies_from_different_platforms_are_variants_ranked_with_the_pinned_cop
         assert doc["conflicts"] == []
         assert _scores(doc) == _scores(alone)  # ranked as with the pinned copy alone
         (var,) = doc["platform_variants"]
-        assert var["hash"] == victim and var["ranked"]["platform"] == "cpu-pinned-0000aaaa"
+        assert var["hash"] == victim and var["ranked"]["platform"] == "cpu-pinned-1cc01654"
         (other,) = var["others"]
         assert other["platform"] == "cuda-0000bbbb"
         assert any(d.startswith("metrics.utility.macro_f1:") for d in other["differences"])
         assert all(e["rank_flag"] != "no baseline" for e in doc["entries"])
-        assert {p for e in doc["entries"] for p in e["platforms"]} == {"cpu-pinned-0000aaaa"}
+        assert {p for e in doc["entries"] for p in e["platforms"]} == {"cpu-pinned-1cc01654"}
         # the baseline cell with two differing copies is still the board's baseline
         assert any(victim in b["cells"] for bd in doc["boards"] for b in bd["baselines"])
         cell = next(iter(_cells(doc).values()))  # every cell: a copy in each source
-        assert cell["platform"] == "cpu-pinned-0000aaaa"
-        assert {p["numeric"] for p in cell["provenance"]} == {"cpu-pinned-0000aaaa",
+        assert cell["platform"] == "cpu-pinned-1cc01654"
+        assert {p["numeric"] for p in cell["provenance"]} == {"cpu-pinned-1cc01654",
                                                               "cuda-0000bbbb"}
 
 
@@ -138,7 +138,7 @@ def test_unrecorded_platforms_are_variants_not_conflicts(alone, tmp_path):
     on an AVX2 and an AVX-512 CPU) cannot be called the same platform's, so they are variants;
     a recorded pinned copy is preferred over an unrecorded one."""
     a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
-    set_platform(a, "cpu-pinned-0000aaaa")
+    set_platform(a, "cpu-pinned-1cc01654")
     for cell in (b / "cells").iterdir():
         prov = json.loads((cell / "manifest.json").read_text()).get("provenance") or {}
         set_provenance(cell, {k: v for k, v in prov.items() if k != "numeric"})
@@ -146,8 +146,31 @@ def test_unrecorded_platforms_are_variants_not_conflicts(alone, tmp_path):
     doc = build(read_sources([b, a]))
     assert doc["conflicts"] == [] and _scores(doc) == _scores(alone)
     (var,) = doc["platform_variants"]
-    assert var["ranked"] == {"source": "s1", "platform": "cpu-pinned-0000aaaa"}
+    assert var["ranked"] == {"source": "s1", "platform": "cpu-pinned-1cc01654"}
     assert var["others"][0]["platform"] == "unrecorded" and var["hash"] == victim
+
+
+def test_a_made_up_pinned_id_is_a_claim_and_a_trusted_copy_stands_over_variants(alone,
+                                                                                tmp_path):
+    """Issue 48, trial 5: a forged copy claiming a made-up pinned id (``cpu-pinned-deadbeef``),
+    listed first, was ranked over the honest pinned copy; a copy claiming a GPU stood over a
+    ``--trusted`` source. Now only a pinned id the suite knows counts as pinned, and a trusted
+    copy stands over platform variants as it does in a conflict."""
+    a, b = copy_results(tmp_path / "a"), copy_results(tmp_path / "b")
+    set_platform(a, "cpu-pinned-1cc01654")
+    set_platform(b, "cpu-pinned-deadbeef")
+    victim = _shift_victim(b)
+    doc = build(read_sources([b, a]))
+    (var,) = doc["platform_variants"]
+    assert var["hash"] == victim and var["ranked"] == {"source": "s1",
+                                                       "platform": "cpu-pinned-1cc01654"}
+    assert _scores(doc) == _scores(alone)
+    set_platform(a, "cuda-0000bbbb")  # the maintainer's own copy, from a GPU, trusted
+    set_platform(b, "cpu-pinned-1cc01654")
+    doc = build(read_sources([b, a]), trusted=["s1"])
+    (var,) = doc["platform_variants"]
+    assert var["ranked"] == {"source": "s1", "platform": "cuda-0000bbbb"}
+    assert _scores(doc) == _scores(alone)
 
 
 def _as_version(folder: Path, version: str) -> None:
