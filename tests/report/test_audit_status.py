@@ -133,7 +133,7 @@ def test_no_audit_folder_no_column(report) -> None:
     ("broken.json", "{not json", "Expecting property name"),
     ("other-format.json", json.dumps({"format": "bench-audit/0", "key": "x", "status": "PASS"}),
      "unknown format 'bench-audit/0'"),
-    ("list.json", "[1, 2]", "not a JSON object but list"),
+    ("list.json", "[1, 2]", "is not a JSON object"),
     ("odd-status.json", json.dumps({"format": AUDIT_FORMAT, "key": MVL_1, "status": "MAYBE"}),
      "status 'MAYBE' is neither"),
     ("no-key.json", json.dumps({"format": AUDIT_FORMAT, "status": "PASS"}), "no 'key'"),
