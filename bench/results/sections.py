@@ -127,13 +127,18 @@ class Section:
             if k in self.extra:
                 out[k] = self.extra[k]
                 continue
-            v = getattr(self, k)
-            if isinstance(v, Section):
-                v = v.to_dict()
-            elif k in self.NESTED_MAPS and isinstance(v, Mapping):
-                v = {n: x.to_dict() if isinstance(x, Section) else x for n, x in v.items()}
-            out[k] = v
+            out[k] = _stored(getattr(self, k), k in self.NESTED_MAPS)
         return out
+
+
+def _stored(v: Any, nested_map: bool) -> Any:
+    """A field's value as ``metrics.json`` holds it: a section as its dict, a mapping of
+    sections (``nested_map``) as a mapping of dicts."""
+    if isinstance(v, Section):
+        return v.to_dict()
+    if nested_map and isinstance(v, Mapping):
+        return {n: x.to_dict() if isinstance(x, Section) else x for n, x in v.items()}
+    return v
 
 
 def interval(v: Any) -> tuple[float, float] | None:
@@ -405,11 +410,7 @@ def set_sections(metrics: dict[str, Any], **sections: Any) -> dict[str, Any]:
     if unknown:
         raise TypeError(f"CellMetrics: unknown section(s) {sorted(unknown)}")
     for k, v in sections.items():
-        if isinstance(v, Section):
-            v = v.to_dict()
-        elif k in CellMetrics.NESTED_MAPS and isinstance(v, Mapping):
-            v = {n: x.to_dict() if isinstance(x, Section) else x for n, x in v.items()}
-        metrics[k] = v
+        metrics[k] = _stored(v, k in CellMetrics.NESTED_MAPS)
     return metrics
 
 
