@@ -173,16 +173,6 @@ def scan(results: Path, report: VerifyReport) -> None:
                 report.damaged[folder.name] = check_cell(folder) or "damaged"
 
 
-def _forget_engine(uri: str) -> None:
-    """Drop MLflow's cached database engine for ``uri`` (its pooled connections still point
-    at the file that was moved away)."""
-    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
-
-    engine = SqlAlchemyStore._engine_map.pop(uri, None)
-    if engine is not None:
-        engine.dispose()
-
-
 def recompute_refusal(spec: Any) -> str | None:
     """Why a spec read from a results folder is not recomputed (``bench verify --repair``,
     ``bench leaderboard --verify``), in one line, or None; never raises.
@@ -318,9 +308,9 @@ def _cell_runs(client: Any, experiment_id: str) -> list[Any]:
 
 def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck, Any, list]:
     """Compare the cell runs of ``uri`` with the sound cells' files."""
-    import mlflow
+    from bench.results.mirror import EXPERIMENT, import_mlflow, numeric_metrics
 
-    from bench.results.mirror import EXPERIMENT, numeric_metrics
+    mlflow = import_mlflow()
 
     for name in ("alembic", "mlflow.store.db.utils"):
         logging.getLogger(name).setLevel(logging.WARNING)
@@ -389,7 +379,7 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
         bench.results.layout.UnsafeResultsError: ``cells/``, ``damaged/`` or ``locks/`` is a
             symbolic link (``--repair`` reads and writes only inside ``results``).
     """
-    from bench.results.mirror import default_uri
+    from bench.results.mirror import default_uri, forget_engine
 
     results = layout.check_results(results, writes=True)
     report = VerifyReport(results)
@@ -421,7 +411,7 @@ def verify_results(results: str | Path = "results", tracking_uri: str | None = N
         if repair and check.error and uri == local:
             dest = quarantine(results / "mlflow.db", results, f"unusable MLflow store: "
                               f"{check.error}")
-            _forget_engine(uri)
+            forget_engine(uri)
             report.actions.append(f"moved the unusable MLflow store to {dest}")
             check, client, runs = check_mlflow(results, uri, report.done)  # a new, empty one
             report.mlflow = check

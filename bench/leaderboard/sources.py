@@ -216,7 +216,9 @@ def read_mlflow(uri: str, sid: str) -> Source:
     store; only the cell's named files, regular and size-bounded, then parsed and validated as
     a folder's cells are. A run whose artifacts point anywhere else is left out, by name."""
     _probe(uri)
-    from mlflow.tracking import MlflowClient
+    from bench.results.mirror import import_mlflow
+
+    MlflowClient = import_mlflow().MlflowClient  # noqa: N806 (the class, by its name)
 
     src = Source(sid, "mlflow", uri)
     try:

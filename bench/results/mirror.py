@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,18 @@ from bench.results.provenance import git_commit
 logger = logging.getLogger(__name__)
 
 EXPERIMENT = "bench"
+
+
+def import_mlflow() -> Any:
+    """``import mlflow``, quietly and without telemetry: MLflow 3 sends usage records to its
+    makers unless told not to, and this suite talks to no host but the tracking server the
+    user named (``MLFLOW_DISABLE_TELEMETRY`` and ``GIT_PYTHON_REFRESH`` are set only where
+    the user did not set them)."""
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+    import mlflow
+
+    return mlflow
 
 
 def flatten(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -83,8 +96,7 @@ class Tracker:
 
     def __init__(self, uri: str, grid_name: str, results: str | Path = "results",
                  params: dict | None = None) -> None:
-        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
-        import mlflow
+        mlflow = import_mlflow()
 
         for name in ("alembic", "mlflow.store.db.utils", "mlflow.tracking.fluent"):
             logging.getLogger(name).setLevel(logging.WARNING)
@@ -100,13 +112,13 @@ class Tracker:
             os.environ.pop("MLFLOW_TRACKING_URI", None)
         else:
             os.environ["MLFLOW_TRACKING_URI"] = before
+        _create_sqlite_store(uri, results)
         client = mlflow.MlflowClient()
+        self.client = client
         exp = client.get_experiment_by_name(EXPERIMENT)
         if exp is None:
-            art = None
-            if uri.startswith("sqlite:"):
-                art = (Path(results).resolve() / "mlartifacts").as_uri()
-            exp_id = client.create_experiment(EXPERIMENT, artifact_location=art)
+            exp_id = client.create_experiment(EXPERIMENT,
+                                              artifact_location=_artifacts(uri, results))
         else:
             exp_id = exp.experiment_id
         self.experiment_id = exp_id
@@ -154,7 +166,6 @@ class Tracker:
         """
         if self.is_logged(cell_hash) if recheck else cell_hash in self.logged:
             return False
-        mlflow = self.mlflow
         g = metrics.get("guarantee") or {}
         # tags at creation: a run cut short (a killed process) is still found by its hash, and
         # `bench verify` reports its metrics as disagreeing with the files
@@ -166,21 +177,33 @@ class Tracker:
                 "bench.dataset_hash": spec.get("dataset_hash", ""),
                 "bench.guarantee": g.get("kind", "none"),
                 "bench.guarantee_proven": str(g.get("proven", ""))}
-        with mlflow.start_run(experiment_id=self.experiment_id, run_name=spec.get("name"),
-                              nested=True, tags=tags):
-            mlflow.log_params(cell_params(spec))
-            mlflow.log_metrics(numeric_metrics(metrics))
-            if files:
-                for name, data in sorted(files.items()):
-                    mlflow.log_text(data.decode("utf-8"), name)
-            else:
-                mlflow.log_dict(spec, SPEC)
-                mlflow.log_dict(metrics, METRICS)
-            if provenance is None:
-                from bench.results.provenance import current
+        # the client's calls, not mlflow.start_run's: one transaction for the run with its
+        # tags, one per batch of params and metrics, one to close it (the fluent calls
+        # committed about 27 times a cell and looked up the source's git state each time)
+        from mlflow.entities import Metric, Param, RunStatus
 
-                provenance = current()
-            mlflow.log_dict(provenance, PROVENANCE)
+        client = self.client
+        tags["mlflow.parentRunId"] = self.parent.info.run_id
+        run = client.create_run(self.experiment_id, tags=tags, run_name=spec.get("name"))
+        run_id = run.info.run_id
+        now = int(time.time() * 1000)
+        params = [Param(k, v) for k, v in cell_params(spec).items()]
+        values = [Metric(k, v, now, 0) for k, v in numeric_metrics(metrics).items()]
+        for i in range(0, max(len(params), len(values)), 100):
+            client.log_batch(run_id, metrics=values[i:i + 100], params=params[i:i + 100],
+                             synchronous=True)
+        if files:
+            for name, data in sorted(files.items()):
+                client.log_text(run_id, data.decode("utf-8"), name)
+        else:
+            client.log_dict(run_id, spec, SPEC)
+            client.log_dict(run_id, metrics, METRICS)
+        if provenance is None:
+            from bench.results.provenance import current
+
+            provenance = current()
+        client.log_dict(run_id, provenance, PROVENANCE)
+        client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED))
         self.logged.add(cell_hash)
         return True
 
@@ -191,6 +214,57 @@ class Tracker:
             metrics["wall_seconds"] = float(seconds)
         self.mlflow.log_metrics(metrics)
         self.mlflow.end_run(status="FAILED" if counts.get("failed") else "FINISHED")
+
+
+def _artifacts(uri: str, results: str | Path) -> str | None:
+    """Where a new experiment keeps its artifacts: ``<results>/mlartifacts`` with a SQLite
+    store, the server's default otherwise."""
+    return (Path(results).resolve() / "mlartifacts").as_uri() if uri.startswith("sqlite:") \
+        else None
+
+
+def _create_sqlite_store(uri: str, results: str | Path) -> None:
+    """Create a SQLite store that does not exist yet whole or not at all: its schema (MLflow's
+    migrations, about 1.5 s of commits) and the experiment are written to a temporary file
+    beside it, which is then linked into place. A run killed meanwhile leaves no store, not a
+    half-migrated one that the next run could not open; if another process created the store
+    first, its store is kept."""
+    import mlflow
+
+    prefix = "sqlite:///"
+    if not uri.startswith(prefix) or uri.endswith(":memory:"):
+        return
+    path = Path(uri[len(prefix):])
+    if path.exists() or not path.parent.is_dir():
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
+    tmp.unlink(missing_ok=True)
+    try:
+        client = mlflow.MlflowClient(tracking_uri=prefix + str(tmp))
+        client.create_experiment(EXPERIMENT, artifact_location=_artifacts(uri, results))
+        forget_engine(prefix + str(tmp))
+        try:
+            os.link(tmp, path)  # fails if the store appeared meanwhile: that one is kept
+        except FileExistsError:
+            pass
+        else:
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def forget_engine(uri: str) -> None:
+    """Drop MLflow's cached database engine for ``uri`` and close its pooled connections (a
+    store file that was moved away or was a temporary one)."""
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    engine = SqlAlchemyStore._engine_map.pop(uri, None)
+    if engine is not None:
+        engine.dispose()
 
 
 def cell_files(folder: Path) -> dict[str, bytes]:
@@ -237,14 +311,14 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
 
 
 def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: bool,
-                spec: dict[str, Any], metrics: dict[str, Any]) -> None:
-    """Log one finished (``cached``: already finished earlier) cell to MLflow, once.
+                spec: dict[str, Any], metrics: dict[str, Any]) -> bool:
+    """Log one finished (``cached``: already finished earlier) cell to MLflow, once; False
+    when MLflow had it already.
 
     Under a per-cell lock and asking MLflow again: another runner on the same results folder
     may be logging the same cell (it computed it; here it is cached). A cached cell is logged
     from its files (``spec`` and ``metrics`` are then unused), only if it never reached MLflow.
     """
-    import time
 
     from bench.results import layout
     from bench.results.locks import CellLock
@@ -261,12 +335,99 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: b
         # platform it ran on), not this process's
         prov = read_provenance(folder)
         if cached:
-            if not tracker.is_logged(cell_hash):
-                files = cell_files(folder)
-                tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
-                                 provenance=prov, files=files)
-        else:
-            tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov,
-                             files=cell_files(folder))
+            if tracker.is_logged(cell_hash):
+                return False
+            files = cell_files(folder)
+            return tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
+                                    provenance=prov, files=files)
+        return tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov,
+                                files=cell_files(folder))
     finally:
         lock.release()
+
+
+class BackgroundMirror:
+    """The MLflow mirror of one ``bench run``, on a thread of its own, off the cells' path.
+
+    Importing MLflow, opening (or creating) its store and logging a cell each wait on SQLite
+    commits (0.4 s a cell on the development machine, 38-59% of the wall time of a grid of
+    fast ``bow`` cells when the run waited for them); here they overlap with the cells. The
+    run hands each finished cell over (:meth:`put`) and goes on; :meth:`close` waits until
+    every cell handed over is mirrored, then closes the parent run: a run that ends normally
+    has mirrored every cell, as before. A killed run leaves the cells not yet mirrored to the
+    next run (it mirrors a cached cell MLflow lacks) or to ``bench mlflow-sync``; a cell's run
+    is found by its hash tag, so none is logged twice.
+
+    ``open_tracker`` (called on the thread) returns the :class:`Tracker` or None (no store:
+    cells are dropped); ``lost(e, tracker)`` is called once when MLflow fails, after which the
+    remaining cells are dropped (``bench mlflow-sync`` mirrors them later). All MLflow calls
+    happen on the thread (MLflow's active run is per thread).
+    """
+
+    _STOP = object()
+
+    def __init__(self, open_tracker: Any, results: str | Path, lost: Any) -> None:
+        import queue
+        import threading
+
+        self.results = Path(results)
+        self.lost = lost
+        self.busy_s = 0.0  # seconds the thread spent opening the store and mirroring cells
+        self.wait_s = 0.0  # seconds the run waited for the thread (in close)
+        self.mirrored = 0
+        self._open = open_tracker
+        self._queue: queue.Queue = queue.Queue()
+        self._abandon = False
+        self._thread = threading.Thread(target=self._work, name="bench-mlflow-mirror",
+                                        daemon=True)
+        self._thread.start()
+
+    def put(self, cell_hash: str, cached: bool, spec: dict[str, Any],
+            metrics: dict[str, Any]) -> None:
+        """Hand a finished (``cached``: finished earlier) cell over; returns at once."""
+        self._queue.put((cell_hash, cached, spec, metrics))
+
+    def close(self, counts: dict[str, int], started: float,
+              abandon: bool = False) -> None:
+        """Mirror what was handed over, then close the parent run with ``counts`` and the
+        run's wall seconds since ``started`` (a :func:`time.perf_counter` value).
+        ``abandon``: the run was interrupted; cells not yet mirrored are left (the next run
+        or ``bench mlflow-sync`` mirrors them), and the wait is at most 30 s."""
+
+        t = time.perf_counter()
+        self._abandon = abandon
+        self._queue.put((self._STOP, counts, started))
+        self._thread.join(timeout=30 if abandon else None)
+        self.wait_s += time.perf_counter() - t
+
+    def _work(self) -> None:
+        try:
+            self._loop()
+        except Exception:  # never expected; the cells are the results, the mirror is a copy
+            logger.warning("the MLflow mirror stopped; `bench mlflow-sync --results %s` "
+                           "mirrors the cells later", self.results, exc_info=True)
+
+    def _loop(self) -> None:
+
+        t = time.perf_counter()
+        tracker = self._open()
+        self.busy_s += time.perf_counter() - t
+        while True:
+            item = self._queue.get()
+            t = time.perf_counter()
+            if item[0] is self._STOP:
+                if tracker is not None:
+                    try:
+                        tracker.finish(item[1], time.perf_counter() - item[2])
+                    except Exception as e:
+                        self.lost(e, tracker)
+                self.busy_s += time.perf_counter() - t
+                return
+            if tracker is None or self._abandon:
+                continue
+            try:
+                self.mirrored += mirror_cell(tracker, self.results, *item)
+            except Exception as e:  # MLflow is a mirror: losing it never loses a cell
+                self.lost(e, tracker)
+                tracker = None
+            self.busy_s += time.perf_counter() - t

@@ -6,8 +6,8 @@ cells in flight, and the next run resumes. Cells are grouped by privatized corpu
 (their metrics feed the deltas): a privatized group starts once the baselines its cells
 compare with have finished (:class:`_Dependencies`). Executors: in-process (``jobs=1``),
 loky processes (``jobs>1``, joblib's executor), or a Dask cluster (``executor="dask"``: a
-scheduler address, or a local cluster on 127.0.0.1). Only the parent process talks to MLflow
-(:func:`bench.results.mirror.mirror_cell`).
+scheduler address, or a local cluster on 127.0.0.1). Only the parent process talks to MLflow,
+on a thread of its own (:class:`bench.results.mirror.BackgroundMirror`).
 
 Example:
     >>> from bench.run import run_grid
@@ -30,7 +30,7 @@ from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privati
 from bench.grid.components import mechanism_kind, registry
 from bench.results import layout
 from bench.results.locks import CellLock
-from bench.results.mirror import mirror_cell
+from bench.results.mirror import BackgroundMirror
 from bench.results.record import read_metrics
 from bench.results.sections import Runtime, upgrade
 from bench.run import inputs
@@ -56,6 +56,10 @@ class RunSummary:
     and their ``computed_seconds`` / ``reused_seconds`` (:func:`_channel_counts`)."""
     measures: dict[str, float] = field(default_factory=dict)
     """Seconds per measure, summed over the cells run (:func:`measure_times`)."""
+    mirror: dict[str, float] = field(default_factory=dict)
+    """The MLflow mirror (empty with ``mlflow=False``): ``cells`` mirrored by this run,
+    ``background_seconds`` its thread spent (opening the store, logging), ``waited_seconds``
+    the run waited for it at the end (the part on the run's wall time)."""
 
     def count(self, status: str) -> int:
         """Number of cells with this status."""
@@ -74,6 +78,13 @@ class RunSummary:
             parts = ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)"
                               for k, v in self.stages.items())
             lines.append(f"  time by stage, summed over the cells: {parts}")
+        if self.mirror:
+            m = self.mirror
+            lines.append(f"  MLflow mirror: {m['cells']:.0f} cell(s) logged, "
+                         f"{m['background_seconds']:.1f} s on its own thread, "
+                         f"{m['waited_seconds']:.2f} s waited for at the end "
+                         f"({100 * m['waited_seconds'] / max(self.seconds, 1e-9):.0f}% of the "
+                         f"wall time)")
         if self.measures:
             lines.append("  measures, summed over the cells: " + measure_times_text(self.measures))
         if self.channels:
@@ -210,7 +221,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
         fail_fast: stop at the first failed cell.
         progress: called with each cell's outcome.
         started: called once the cells are planned (every dataset loaded, so a bad one has
-            raised by then) and MLflow is open, before the first cell runs.
+            raised by then), before the first cell runs (MLflow opens meanwhile, on the
+            mirror's thread).
     """
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
@@ -221,40 +233,44 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     grid_path = grid.path if isinstance(grid_path, Grid) else grid_path
     results = Path(results)
     groups = plan(grid)
-    tracker = None
-    log_s = 0.0
-    if mlflow:
-        tracker, log_s = _open_tracker(results, grid, grid_path, tracking_uri, overwrite)
-    collector = _Collector(tracker, results, progress, fail_fast, log_s)
+    mirror = None
+    if mlflow:  # opened and fed on its own thread: the cells do not wait for MLflow
+        mirror = BackgroundMirror(
+            lambda: _open_tracker(results, grid, grid_path, tracking_uri, overwrite),
+            results, lambda e, tracker: _lost_mlflow(e, results, tracker))
+    collector = _Collector(mirror, results, progress, fail_fast)
     if started is not None:
         started()
     # baselines first (their metrics feed the deltas); a privatized group starts as soon as
     # the baselines its cells compare with have finished, not after every baseline
     n_base = sum(1 for g in groups if g[0][0].is_baseline)
+    finished = False
     try:
         warnings_ = _run_groups(groups, n_base, collector, results, executor=executor,
                                 jobs=jobs, scheduler=scheduler, overwrite=overwrite,
                                 fail_fast=fail_fast)
+        finished = True
     finally:
-        collector.finish(t0)
+        collector.finish(t0, interrupted=not finished)
     skipped = [(c.name, reason) for c, reason in grid.skipped]
     stages = _stage_times(results, collector.outcomes)
-    if mlflow:
-        stages["mlflow"] = collector.log_s
+    mirrored = {}
+    if mirror is not None:
+        mirrored = {"cells": mirror.mirrored, "background_seconds": mirror.busy_s,
+                    "waited_seconds": mirror.wait_s}
     return RunSummary(grid.name, collector.outcomes, skipped, time.perf_counter() - t0, stages,
                       warnings_, _channel_counts(collector.outcomes),
                       measure_times([r.metrics for r in collector.outcomes
-                                     if r.status == "done"]))
+                                     if r.status == "done"]), mirrored)
 
 
 def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,
-                  overwrite: str) -> tuple[Any, float]:
-    """This run's MLflow tracker (None when the store cannot be used: the run goes on without
-    it) and the seconds opening it took."""
+                  overwrite: str) -> Any:
+    """This run's MLflow tracker, None when the store cannot be used: the run goes on without
+    it (called on the mirror's thread, :class:`~bench.results.mirror.BackgroundMirror`)."""
     from bench.results.mirror import Tracker, default_uri
 
     tracker = None
-    t = time.perf_counter()
     uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
     # one runner at a time opens the store: two creating the same SQLite file at once run
     # its schema migration twice, and the second fails ("duplicate column name")
@@ -275,54 +291,42 @@ def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri
                        results, results)
     finally:
         store_lock.release()
-    return tracker, time.perf_counter() - t
+    return tracker
 
 
 class _Collector:
-    """Takes the cells' outcomes batch by batch: mirrors each to MLflow (and drops the tracker
-    once MLflow fails), reports progress, and sets ``stop`` at a failure under ``fail_fast``."""
+    """Takes the cells' outcomes batch by batch: hands each finished one to the MLflow mirror
+    (which logs it on its own thread), reports progress, and sets ``stop`` at a failure under
+    ``fail_fast``."""
 
-    def __init__(self, tracker: Any, results: Path,
-                 progress: Callable[[CellResult], None] | None, fail_fast: bool,
-                 log_s: float) -> None:
-        self.tracker = tracker
+    def __init__(self, mirror: BackgroundMirror | None, results: Path,
+                 progress: Callable[[CellResult], None] | None, fail_fast: bool) -> None:
+        self.mirror = mirror
         self.results = results
         self.progress = progress
         self.fail_fast = fail_fast
-        self.log_s = log_s  # seconds spent on MLflow
         self.outcomes: list[CellResult] = []
         self.stop = False
 
     def collect(self, batch: list[CellResult]) -> None:
         for r in batch:
             self.outcomes.append(r)
-            if self.tracker is not None and r.status in ("done", "cached"):
-                t = time.perf_counter()
-                try:
-                    mirror_cell(self.tracker, self.results, r.hash, r.status == "cached",
-                                r.spec, r.metrics)
-                except Exception as e:  # MLflow is a mirror: losing it never loses a cell
-                    _lost_mlflow(e, self.results, self.tracker)
-                    self.tracker = None
-                self.log_s += time.perf_counter() - t
+            if self.mirror is not None and r.status in ("done", "cached"):
+                self.mirror.put(r.hash, r.status == "cached", r.spec, r.metrics)
             if self.progress:
                 self.progress(r)
             if self.fail_fast and r.status == "failed":
                 self.stop = True
 
-    def finish(self, t0: float) -> None:
-        """Close the MLflow parent run with the counts by status (``t0``: when the run
+    def finish(self, t0: float, interrupted: bool = False) -> None:
+        """Wait for the mirror to log what it was handed (``interrupted``: at most 30 s) and
+        close the MLflow parent run with the counts by status (``t0``: when the run
         began)."""
         counts: dict[str, int] = {}
         for r in self.outcomes:
             counts[r.status] = counts.get(r.status, 0) + 1
-        if self.tracker is not None:
-            t = time.perf_counter()
-            try:
-                self.tracker.finish(counts, time.perf_counter() - t0)
-            except Exception as e:
-                _lost_mlflow(e, self.results, self.tracker)
-            self.log_s += time.perf_counter() - t
+        if self.mirror is not None:
+            self.mirror.close(counts, t0, abandon=interrupted)
 
 
 class _Dependencies:

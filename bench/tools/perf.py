@@ -18,11 +18,13 @@ mechanism's tokens/s divided by that limit (the roofline fraction).
 Named benchmarks of other things (:data:`BENCHMARKS`) run only when selected by name:
 ``bench perf -m leaderboard_page`` loads synthetic ``leaderboard.html`` pages of 1,000 and
 10,000 entries in headless Chromium and reports their load time against the targets
-(:func:`run_leaderboard_page`).
+(:func:`run_leaderboard_page`); ``bench perf -m mlflow_mirror`` times a grid of fast cells with
+and without the MLflow mirror (:func:`run_mlflow_mirror`).
 
 Example:
     $ bench perf --tokens 20000
     $ bench perf -m leaderboard_page
+    $ bench perf -m mlflow_mirror
 """
 
 from __future__ import annotations
@@ -266,7 +268,80 @@ def run_leaderboard_page(sizes: tuple[int, ...] = (1_000, 10_000), repeats: int 
             "pass/FAIL against the target\n" + "\n".join(lines + errors) + "\n")
 
 
-BENCHMARKS = {"leaderboard_page": run_leaderboard_page}
+MIRROR_GRID = """name: perf-mlflow-mirror
+axes:
+  dataset:
+    - {name: bbc, subsample: 400}
+  model: [bow]
+  mechanism: [mvl]
+  sensitivity: [none]
+  mapping: [nearest]
+  epsilon: [1, 10, 100, 1000]
+  seed: [0]
+settings:
+  vocab_size: 5000
+  metrics: [utility, privacy, runtime, guarantee]
+  mia: false
+"""
+"""``bench perf -m mlflow_mirror``'s grid: five fast ``bow`` cells (a baseline and ``mvl`` at
+four ε on a 400-document BBC subset), the grid kind where the mirror weighs most."""
+
+MIRROR_TARGET = 0.05
+"""The MLflow mirror's share of a fast grid's wall time the suite aims at (issue 50)."""
+
+
+def run_mlflow_mirror(repeats: int = 2) -> str:
+    """Benchmark ``mlflow_mirror``: what mirroring to MLflow adds to a grid of fast cells.
+
+    :data:`MIRROR_GRID` runs as ``bench run`` processes, each in a fresh results folder (so a
+    new SQLite store is created each time, the costliest case), ``--no-mlflow`` and with the
+    mirror alternately, ``repeats`` times each. Reported: the fastest wall time of each and
+    the difference as a share of the run without MLflow, the time the run waited for the
+    mirror at the end (from the run's summary line) as a share of its wall time, and
+    pass/FAIL of that share against :data:`MIRROR_TARGET`.
+    """
+    import re
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    walls: dict[bool, list[float]] = {False: [], True: []}
+    waited, background = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-perf-mirror-") as tmp:
+        grid = Path(tmp) / "grid.yaml"
+        grid.write_text(MIRROR_GRID)
+        for r in range(repeats):
+            for mirror in (False, True):
+                cmd = [sys.executable, "-m", "bench.cli", "run", str(grid), "--results",
+                       str(Path(tmp) / f"r{r}-{int(mirror)}")]
+                if not mirror:
+                    cmd.append("--no-mlflow")
+                t0 = time.perf_counter()
+                res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+                walls[mirror].append(time.perf_counter() - t0)
+                if res.returncode != 0:
+                    return (f"bench perf mlflow_mirror: `bench run` failed (exit "
+                            f"{res.returncode}): {res.stderr[-500:]}\n")
+                found = re.search(r"MLflow mirror: \d+ cell\(s\) logged, ([\d.]+) s on its "
+                                  r"own thread, ([\d.]+) s waited", res.stderr)
+                if mirror and found:
+                    background.append(float(found.group(1)))
+                    waited.append(float(found.group(2)))
+    off, on = min(walls[False]), min(walls[True])
+    wait = min(waited, default=float("nan"))
+    share = wait / on
+    ok = "pass" if share <= MIRROR_TARGET else "FAIL"
+    return (f"bench perf mlflow_mirror: 5 fast bow cells (bbc subsample 400, mvl at 4 epsilons "
+            f"and the baseline), `bench run` in a fresh results folder, best of {repeats}\n"
+            f"without MLflow {off:.1f} s, with the mirror {on:.1f} s "
+            f"({100 * (on - off) / off:+.1f}%); the run waited {wait:.2f} s for the mirror = "
+            f"{100 * share:.1f}% of its wall time (the mirror's thread: "
+            f"{min(background, default=float('nan')):.1f} s); target <= "
+            f"{100 * MIRROR_TARGET:.0f}%: {ok}\n")
+
+
+BENCHMARKS = {"leaderboard_page": run_leaderboard_page, "mlflow_mirror": run_mlflow_mirror}
 """Named benchmarks besides tokens/s, run only when selected: ``bench perf -m NAME``."""
 
 

@@ -123,7 +123,7 @@ def test_a_group_starts_once_its_own_baseline_is_done(tmp_path):
     # seed 0's baseline finishes first, then all of seed 0's groups, then seed 1's baseline
     order = [("base", 0)] + [("priv", 0)] * n_priv[0] + [("base", 1)] + [("priv", 1)] * n_priv[1]
     pool = _ScriptedPool(order)
-    collector = _Collector(None, tmp_path, None, False, 0.0)
+    collector = _Collector(None, tmp_path, None, False)
     warnings = _run_groups(groups, n_base, collector, tmp_path, executor="local", jobs=2,
                            scheduler=None, overwrite="only-missing", fail_fast=False, pool=pool)
     assert warnings == []  # no baseline metrics on disk: nothing to warn about

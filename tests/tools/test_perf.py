@@ -29,3 +29,26 @@ def test_perf_prints_each_additive_mechanisms_fraction_of_the_scoring_limit(monk
     tem = table[("tem", "none")]
     assert len(tem) == 8 and re.fullmatch(r"0\.\d{3}", tem[5])  # no limit, no fraction
 
+
+
+def test_mlflow_mirror_benchmark_reads_the_runs_summary_line(monkeypatch):
+    """``bench perf -m mlflow_mirror`` times `bench run` with and without the mirror and reads
+    the wait from the run's own summary line (the line a run prints, not a copy of it)."""
+    import subprocess
+
+    from bench.run.runner import RunSummary
+
+    line = RunSummary("g", [], [], 10.0, mirror={"cells": 5, "background_seconds": 3.2,
+                                                 "waited_seconds": 0.25}).text()
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd)
+        err = "" if "--no-mlflow" in cmd else line
+        return subprocess.CompletedProcess(cmd, 0, "", err)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    out = perf.run_mlflow_mirror(repeats=2)
+    assert len(calls) == 4 and sum("--no-mlflow" in c for c in calls) == 2
+    assert "the run waited 0.25 s for the mirror" in out and "(the mirror's thread: 3.2 s)" in out
+    assert perf.BENCHMARKS["mlflow_mirror"] is perf.run_mlflow_mirror
