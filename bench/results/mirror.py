@@ -2,8 +2,9 @@
 
 The files under ``results/cells`` are the source of truth; this module only mirrors them.
 Default store: SQLite at ``results/mlflow.db`` (artifacts under ``results/mlartifacts``); any
-tracking URI on request (``--tracking-uri`` or ``MLFLOW_TRACKING_URI``). Only the parent process
-talks to MLflow. A cell is logged once: runs carry the tag ``bench.cell_hash`` and a cell whose
+tracking URI on request (``--tracking-uri`` or ``MLFLOW_TRACKING_URI``). During ``bench run``
+one process talks to MLflow, the run's mirror process (:class:`BackgroundMirror`), never the
+cells' workers. A cell is logged once: runs carry the tag ``bench.cell_hash`` and a cell whose
 hash is already in the experiment is not logged again (after a resume, or by
 :func:`sync_results`, which back-fills MLflow from the result files).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -310,16 +312,12 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
     return logged, len(cells) - logged
 
 
-def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: bool,
-                spec: dict[str, Any], metrics: dict[str, Any]) -> bool:
-    """Log one finished (``cached``: already finished earlier) cell to MLflow, once; False
-    when MLflow had it already.
+def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str) -> bool:
+    """Log one finished cell to MLflow from its files, once; False when MLflow had it already.
 
     Under a per-cell lock and asking MLflow again: another runner on the same results folder
-    may be logging the same cell (it computed it; here it is cached). A cached cell is logged
-    from its files (``spec`` and ``metrics`` are then unused), only if it never reached MLflow.
+    may be logging the same cell (it computed it; here it is cached).
     """
-
     from bench.results import layout
     from bench.results.locks import CellLock
     from bench.results.store import read_provenance
@@ -331,103 +329,222 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str, cached: b
             break
         time.sleep(0.05)
     try:
+        if tracker.is_logged(cell_hash):
+            return False
+        files = cell_files(folder)
         # the cell's own provenance (written by the worker that computed it, with the numeric
         # platform it ran on), not this process's
-        prov = read_provenance(folder)
-        if cached:
-            if tracker.is_logged(cell_hash):
-                return False
-            files = cell_files(folder)
-            return tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
-                                    provenance=prov, files=files)
-        return tracker.log_cell(cell_hash, spec, metrics, recheck=True, provenance=prov,
-                                files=cell_files(folder))
+        return tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
+                                provenance=read_provenance(folder), files=files)
     finally:
         lock.release()
 
 
+def open_tracker(results: Path, uri: str, grid_name: str,
+                 params: dict[str, Any]) -> tuple[Tracker | None, str]:
+    """A run's MLflow tracker, or None and why the store cannot be used (the run then goes
+    on without it). One runner at a time opens the store: two creating the same SQLite file
+    at once ran its schema migration twice, and the second failed ("duplicate column
+    name")."""
+    from bench.results import layout
+    from bench.results.locks import CellLock
+
+    store_lock = CellLock(layout.lock_file(results, "mlflow-store"))
+    for _ in range(1200):  # 60 s; then go ahead unlocked
+        if store_lock.acquire():
+            break
+        time.sleep(0.05)
+    try:
+        return Tracker(uri, grid_name, results, params=params), ""
+    except Exception as e:  # e.g. a store an older version's killed run left half-created
+        return None, (f"MLflow store {uri} cannot be used ({type(e).__name__}: "
+                      f"{_first_line(e)}); the run goes on without it: the files under "
+                      f"{results}/cells are the results (`bench verify --results {results} "
+                      f"--repair` rebuilds a broken results/mlflow.db)")
+    finally:
+        store_lock.release()
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).splitlines()[0] if str(e) else ""
+
+
+def lost_text(e: BaseException, results: str | Path) -> str:
+    """The one warning a run gives when MLflow stops answering."""
+    return (f"MLflow stopped answering ({type(e).__name__}: {_first_line(e)}); the run goes "
+            f"on without it: the files under {results}/cells are the results, and `bench "
+            f"mlflow-sync --results {results}` mirrors them later, each cell once")
+
+
+MIRROR_COMMAND = [sys.executable, "-m", "bench.results.mirror"]
+"""The mirror process :class:`BackgroundMirror` starts (with its configuration as the last
+argument, JSON); :func:`serve` is what it runs."""
+
+
 class BackgroundMirror:
-    """The MLflow mirror of one ``bench run``, on a thread of its own, off the cells' path.
+    """The MLflow mirror of one ``bench run``, in a process of its own, off the cells' path.
 
-    Importing MLflow, opening (or creating) its store and logging a cell each wait on SQLite
-    commits (0.4 s a cell on the development machine, 38-59% of the wall time of a grid of
-    fast ``bow`` cells when the run waited for them); here they overlap with the cells. The
-    run hands each finished cell over (:meth:`put`) and goes on; :meth:`close` waits until
-    every cell handed over is mirrored, then closes the parent run: a run that ends normally
-    has mirrored every cell, as before. A killed run leaves the cells not yet mirrored to the
-    next run (it mirrors a cached cell MLflow lacks) or to ``bench mlflow-sync``; a cell's run
-    is found by its hash tag, so none is logged twice.
+    Importing MLflow, opening (or creating) its store and logging a cell cost CPU and wait on
+    SQLite commits: 0.4 s a cell, 38-59% of the wall time of a grid of fast ``bow`` cells, when
+    the run did it between cells; on a thread of the run's process the same work still took
+    18% of such a grid run in-process (``--jobs 1``), through the interpreter lock. Here a
+    child process (:func:`serve`) does it: the run hands it each finished cell's hash and goes
+    on, and :meth:`close` waits until the child has mirrored every cell handed over and closed
+    the parent run, so a run that ends normally has mirrored every cell, as before. The child
+    reads the cells from their files and talks to MLflow; it dies with the run (Linux), so a
+    killed run leaves what a killed run left before: cells not yet mirrored, which the next
+    run (it mirrors a cached cell MLflow lacks) or ``bench mlflow-sync`` mirrors, and at most
+    one run cut short, which ``bench verify --repair`` re-logs. No cell is logged twice: a
+    cell's run is found by its hash tag.
 
-    ``open_tracker`` (called on the thread) returns the :class:`Tracker` or None (no store:
-    cells are dropped); ``lost(e, tracker)`` is called once when MLflow fails, after which the
-    remaining cells are dropped (``bench mlflow-sync`` mirrors them later). All MLflow calls
-    happen on the thread (MLflow's active run is per thread).
+    ``warn(text)`` is called (on a reader thread) with each warning of the child: the store
+    cannot be used, or MLflow stopped answering; the child then drops the remaining cells.
     """
 
-    _STOP = object()
-
-    def __init__(self, open_tracker: Any, results: str | Path, lost: Any) -> None:
-        import queue
+    def __init__(self, results: str | Path, uri: str, grid_name: str, params: dict[str, Any],
+                 warn: Any) -> None:
+        import json
+        import subprocess
         import threading
 
         self.results = Path(results)
-        self.lost = lost
-        self.busy_s = 0.0  # seconds the thread spent opening the store and mirroring cells
-        self.wait_s = 0.0  # seconds the run waited for the thread (in close)
+        self.warn = warn
+        self.busy_s = 0.0  # seconds the child spent opening the store and mirroring cells
+        self.wait_s = 0.0  # seconds the run waited for the child (in close)
         self.mirrored = 0
-        self._open = open_tracker
-        self._queue: queue.Queue = queue.Queue()
-        self._abandon = False
-        self._thread = threading.Thread(target=self._work, name="bench-mlflow-mirror",
+        config = {"results": str(self.results.resolve()), "uri": uri, "grid": grid_name,
+                  "params": params, "parent": os.getpid()}
+        self._proc = subprocess.Popen([*MIRROR_COMMAND, json.dumps(config)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True, encoding="utf-8")
+        self._reader = threading.Thread(target=self._read, name="bench-mlflow-mirror",
                                         daemon=True)
-        self._thread.start()
+        self._reader.start()
 
-    def put(self, cell_hash: str, cached: bool, spec: dict[str, Any],
-            metrics: dict[str, Any]) -> None:
-        """Hand a finished (``cached``: finished earlier) cell over; returns at once."""
-        self._queue.put((cell_hash, cached, spec, metrics))
+    def _send(self, message: dict[str, Any]) -> None:
+        import json
+
+        try:
+            self._proc.stdin.write(json.dumps(message) + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):  # the child is gone: nothing to mirror
+            pass
+
+    def _read(self) -> None:
+        import json
+
+        for line in self._proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "logged" in msg:
+                self.mirrored += 1
+            elif "warning" in msg:
+                self.warn(msg["warning"])
+            elif "busy" in msg:
+                self.busy_s = float(msg["busy"])
+
+    def put(self, cell_hash: str) -> None:
+        """Hand a finished cell over (by its hash: the child reads its files); returns at
+        once."""
+        self._send({"cell": cell_hash})
 
     def close(self, counts: dict[str, int], started: float,
               abandon: bool = False) -> None:
         """Mirror what was handed over, then close the parent run with ``counts`` and the
         run's wall seconds since ``started`` (a :func:`time.perf_counter` value).
-        ``abandon``: the run was interrupted; cells not yet mirrored are left (the next run
-        or ``bench mlflow-sync`` mirrors them), and the wait is at most 30 s."""
+        ``abandon``: the run was interrupted; the child gets 30 s, then is stopped (cells not
+        yet mirrored are left to the next run or ``bench mlflow-sync``)."""
+        import subprocess
 
         t = time.perf_counter()
-        self._abandon = abandon
-        self._queue.put((self._STOP, counts, started))
-        self._thread.join(timeout=30 if abandon else None)
+        self._send({"finish": counts, "seconds": t - started})
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=30 if abandon else None)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._reader.join(timeout=10)
         self.wait_s += time.perf_counter() - t
 
-    def _work(self) -> None:
-        try:
-            self._loop()
-        except Exception:  # never expected; the cells are the results, the mirror is a copy
-            logger.warning("the MLflow mirror stopped; `bench mlflow-sync --results %s` "
-                           "mirrors the cells later", self.results, exc_info=True)
 
-    def _loop(self) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Be killed when the run that started this mirror dies (Linux's parent-death signal); a
+    run killed before this took effect is noticed by its pid changing."""
+    import signal
 
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the mirror ends when its input closes
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def serve(config: dict[str, Any], stdin: Any = None, stdout: Any = None) -> int:
+    """The mirror process (:class:`BackgroundMirror`): open the tracker, then, one JSON line
+    of ``stdin`` at a time, log a cell (``{"cell": hash}``) or close the parent run
+    (``{"finish": counts, "seconds": s}``). Writes JSON lines to ``stdout``: ``{"logged":
+    hash}``, ``{"warning": text}``, and ``{"busy": seconds}`` at the end."""
+    import json
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+
+    def emit(message: dict[str, Any]) -> None:
+        stdout.write(json.dumps(message) + "\n")
+        stdout.flush()
+
+    if config.get("parent"):
+        _die_with_parent(int(config["parent"]))
+    results = Path(config["results"])
+    t = time.perf_counter()
+    tracker, problem = open_tracker(results, config["uri"], config["grid"], config["params"])
+    if problem:
+        emit({"warning": problem})
+    busy = time.perf_counter() - t
+    for line in stdin:
+        msg = json.loads(line)
         t = time.perf_counter()
-        tracker = self._open()
-        self.busy_s += time.perf_counter() - t
-        while True:
-            item = self._queue.get()
-            t = time.perf_counter()
-            if item[0] is self._STOP:
-                if tracker is not None:
-                    try:
-                        tracker.finish(item[1], time.perf_counter() - item[2])
-                    except Exception as e:
-                        self.lost(e, tracker)
-                self.busy_s += time.perf_counter() - t
-                return
-            if tracker is None or self._abandon:
-                continue
+        if "cell" in msg and tracker is not None:
             try:
-                self.mirrored += mirror_cell(tracker, self.results, *item)
+                if mirror_cell(tracker, results, msg["cell"]):
+                    emit({"logged": msg["cell"]})
             except Exception as e:  # MLflow is a mirror: losing it never loses a cell
-                self.lost(e, tracker)
+                emit({"warning": lost_text(e, results)})
+                _end_quietly(tracker, "FAILED")
                 tracker = None
-            self.busy_s += time.perf_counter() - t
+        elif "finish" in msg:
+            if tracker is not None:
+                try:
+                    tracker.finish(msg["finish"], msg["seconds"])
+                except Exception as e:
+                    emit({"warning": lost_text(e, results)})
+                    _end_quietly(tracker, "FAILED")
+            emit({"busy": busy + time.perf_counter() - t})
+            return 0
+        busy += time.perf_counter() - t
+    if tracker is not None:  # the run's input ended without a finish: it was killed
+        _end_quietly(tracker, "KILLED")
+    return 0
+
+
+def _end_quietly(tracker: Tracker, status: str) -> None:
+    """Close the parent run as far as MLflow lets us (a server that is gone keeps it open)."""
+    try:
+        tracker.mlflow.end_run(status=status)
+    except Exception:
+        logger.debug("could not close the MLflow parent run", exc_info=True)
+
+
+if __name__ == "__main__":
+    import json
+
+    sys.exit(serve(json.loads(sys.argv[-1])))

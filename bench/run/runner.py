@@ -6,8 +6,8 @@ cells in flight, and the next run resumes. Cells are grouped by privatized corpu
 (their metrics feed the deltas): a privatized group starts once the baselines its cells
 compare with have finished (:class:`_Dependencies`). Executors: in-process (``jobs=1``),
 loky processes (``jobs>1``, joblib's executor), or a Dask cluster (``executor="dask"``: a
-scheduler address, or a local cluster on 127.0.0.1). Only the parent process talks to MLflow,
-on a thread of its own (:class:`bench.results.mirror.BackgroundMirror`).
+scheduler address, or a local cluster on 127.0.0.1). The workers never talk to MLflow:
+the run's mirror process does (:class:`bench.results.mirror.BackgroundMirror`).
 
 Example:
     >>> from bench.run import run_grid
@@ -28,8 +28,6 @@ from typing import Any
 from bench.analysis.baseline import BaselineIndex
 from bench.grid import Cell, Grid, canonical_json, cell_hash, load_grid, privatization_hash
 from bench.grid.components import mechanism_kind, registry
-from bench.results import layout
-from bench.results.locks import CellLock
 from bench.results.mirror import BackgroundMirror
 from bench.results.record import read_metrics
 from bench.results.sections import Runtime, upgrade
@@ -58,7 +56,7 @@ class RunSummary:
     """Seconds per measure, summed over the cells run (:func:`measure_times`)."""
     mirror: dict[str, float] = field(default_factory=dict)
     """The MLflow mirror (empty with ``mlflow=False``): ``cells`` mirrored by this run,
-    ``background_seconds`` its thread spent (opening the store, logging), ``waited_seconds``
+    ``background_seconds`` its process spent (opening the store, logging), ``waited_seconds``
     the run waited for it at the end (the part on the run's wall time)."""
 
     def count(self, status: str) -> int:
@@ -81,7 +79,7 @@ class RunSummary:
         if self.mirror:
             m = self.mirror
             lines.append(f"  MLflow mirror: {m['cells']:.0f} cell(s) logged, "
-                         f"{m['background_seconds']:.1f} s on its own thread, "
+                         f"{m['background_seconds']:.1f} s in its own process, "
                          f"{m['waited_seconds']:.2f} s waited for at the end "
                          f"({100 * m['waited_seconds'] / max(self.seconds, 1e-9):.0f}% of the "
                          f"wall time)")
@@ -221,8 +219,8 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
         fail_fast: stop at the first failed cell.
         progress: called with each cell's outcome.
         started: called once the cells are planned (every dataset loaded, so a bad one has
-            raised by then), before the first cell runs (MLflow opens meanwhile, on the
-            mirror's thread).
+            raised by then), before the first cell runs (MLflow opens meanwhile, in the
+            mirror's process).
     """
     if overwrite not in OVERWRITE:
         raise ValueError(f"overwrite must be one of {OVERWRITE}, got {overwrite!r}")
@@ -234,10 +232,15 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
     results = Path(results)
     groups = plan(grid)
     mirror = None
-    if mlflow:  # opened and fed on its own thread: the cells do not wait for MLflow
+    if mlflow:  # a process of its own opens MLflow and logs the cells: they do not wait
+        from bench.results.mirror import default_uri
+
+        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
         mirror = BackgroundMirror(
-            lambda: _open_tracker(results, grid, grid_path, tracking_uri, overwrite),
-            results, lambda e, tracker: _lost_mlflow(e, results, tracker))
+            results, uri, grid.name,
+            {"grid_path": str(grid_path), "n_cells": len(grid.cells),
+             "n_skipped": len(grid.skipped), "overwrite": overwrite},
+            lambda text: logger.warning("%s", text))
     collector = _Collector(mirror, results, progress, fail_fast)
     if started is not None:
         started()
@@ -264,39 +267,9 @@ def run_grid(grid_path: str | Path | Grid, results: str | Path = "results", jobs
                                      if r.status == "done"]), mirrored)
 
 
-def _open_tracker(results: Path, grid: Grid, grid_path: str | Path, tracking_uri: str | None,
-                  overwrite: str) -> Any:
-    """This run's MLflow tracker, None when the store cannot be used: the run goes on without
-    it (called on the mirror's thread, :class:`~bench.results.mirror.BackgroundMirror`)."""
-    from bench.results.mirror import Tracker, default_uri
-
-    tracker = None
-    uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_uri(results)
-    # one runner at a time opens the store: two creating the same SQLite file at once run
-    # its schema migration twice, and the second fails ("duplicate column name")
-    store_lock = CellLock(layout.lock_file(results, "mlflow-store"))
-    for _ in range(1200):  # 60 s; then go ahead unlocked
-        if store_lock.acquire():
-            break
-        time.sleep(0.05)
-    try:
-        tracker = Tracker(uri, grid.name, results,
-                          params={"grid_path": str(grid_path), "n_cells": len(grid.cells),
-                                  "n_skipped": len(grid.skipped), "overwrite": overwrite})
-    except Exception as e:  # e.g. a store a killed run left half-created: run without it
-        logger.warning("MLflow store %s cannot be used (%s: %s); the run goes on without "
-                       "it: the files under %s/cells are the results (`bench verify "
-                       "--results %s --repair` rebuilds a broken results/mlflow.db)", uri,
-                       type(e).__name__, str(e).splitlines()[0] if str(e) else "",
-                       results, results)
-    finally:
-        store_lock.release()
-    return tracker
-
-
 class _Collector:
     """Takes the cells' outcomes batch by batch: hands each finished one to the MLflow mirror
-    (which logs it on its own thread), reports progress, and sets ``stop`` at a failure under
+    (which logs it in its own process), reports progress, and sets ``stop`` at a failure under
     ``fail_fast``."""
 
     def __init__(self, mirror: BackgroundMirror | None, results: Path,
@@ -312,7 +285,7 @@ class _Collector:
         for r in batch:
             self.outcomes.append(r)
             if self.mirror is not None and r.status in ("done", "cached"):
-                self.mirror.put(r.hash, r.status == "cached", r.spec, r.metrics)
+                self.mirror.put(r.hash)
             if self.progress:
                 self.progress(r)
             if self.fail_fast and r.status == "failed":
@@ -508,18 +481,6 @@ class _DaskPool:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-
-
-def _lost_mlflow(e: Exception, results: Path, tracker: Any) -> None:
-    """Say once that MLflow is gone and close this process' parent run as far as it can."""
-    logger.warning("MLflow stopped answering (%s: %s); the run goes on without it: the files "
-                   "under %s/cells are the results, and `bench mlflow-sync --results %s` "
-                   "mirrors them later, each cell once", type(e).__name__,
-                   str(e).splitlines()[0] if str(e) else "", results, results)
-    try:
-        tracker.mlflow.end_run(status="FAILED")
-    except Exception:  # the server is gone; the parent run stays open there
-        logger.debug("could not close the MLflow parent run", exc_info=True)
 
 
 def baseline_warnings(results: Path, baseline_groups: list) -> list[str]:

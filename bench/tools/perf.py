@@ -298,7 +298,8 @@ def run_mlflow_mirror(repeats: int = 2) -> str:
     mirror alternately, ``repeats`` times each. Reported: the fastest wall time of each and
     the difference as a share of the run without MLflow, the time the run waited for the
     mirror at the end (from the run's summary line) as a share of its wall time, and
-    pass/FAIL of that share against :data:`MIRROR_TARGET`.
+    pass/FAIL of the difference against :data:`MIRROR_TARGET` (the difference, not the wait:
+    a mirror that takes CPU from the cells costs wall time it is never waited for).
     """
     import re
     import subprocess
@@ -323,21 +324,22 @@ def run_mlflow_mirror(repeats: int = 2) -> str:
                 if res.returncode != 0:
                     return (f"bench perf mlflow_mirror: `bench run` failed (exit "
                             f"{res.returncode}): {res.stderr[-500:]}\n")
-                found = re.search(r"MLflow mirror: \d+ cell\(s\) logged, ([\d.]+) s on its "
-                                  r"own thread, ([\d.]+) s waited", res.stderr)
+                found = re.search(r"MLflow mirror: \d+ cell\(s\) logged, ([\d.]+) s in its "
+                                  r"own process, ([\d.]+) s waited", res.stderr)
                 if mirror and found:
                     background.append(float(found.group(1)))
                     waited.append(float(found.group(2)))
     off, on = min(walls[False]), min(walls[True])
     wait = min(waited, default=float("nan"))
     share = wait / on
-    ok = "pass" if share <= MIRROR_TARGET else "FAIL"
+    cost = (on - off) / off  # what the mirror adds, waited for or not (CPU it takes, too)
+    ok = "pass" if cost <= MIRROR_TARGET else "FAIL"
     return (f"bench perf mlflow_mirror: 5 fast bow cells (bbc subsample 400, mvl at 4 epsilons "
             f"and the baseline), `bench run` in a fresh results folder, best of {repeats}\n"
             f"without MLflow {off:.1f} s, with the mirror {on:.1f} s "
-            f"({100 * (on - off) / off:+.1f}%); the run waited {wait:.2f} s for the mirror = "
-            f"{100 * share:.1f}% of its wall time (the mirror's thread: "
-            f"{min(background, default=float('nan')):.1f} s); target <= "
+            f"({100 * cost:+.1f}%); the run waited {wait:.2f} s for the mirror = "
+            f"{100 * share:.1f}% of its wall time (the mirror's process: "
+            f"{min(background, default=float('nan')):.1f} s); target: the mirror adds <= "
             f"{100 * MIRROR_TARGET:.0f}%: {ok}\n")
 
 

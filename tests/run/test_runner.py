@@ -371,23 +371,31 @@ def test_full_disk_fails_cells_cleanly(grid, tmp_path, monkeypatch):
 def test_mlflow_going_away_mid_run(grid, tmp_path, monkeypatch, caplog):
     """MLflow stops answering after the first cell: the run finishes (files are the results),
     says so once, and `bench mlflow-sync` later mirrors every cell exactly once."""
+    import sys
+
     from bench.results import mirror as tracking
 
-    real = tracking.Tracker.log_cell
-    calls = []
-
-    def flaky(self, *a, **k):
-        calls.append(1)
-        if len(calls) > 1:
-            raise ConnectionError("Connection refused: 127.0.0.1:5000")
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(tracking.Tracker, "log_cell", flaky)
+    calls = tmp_path / "calls"
+    # the mirror process, with MLflow refusing from its second cell on (each call one line)
+    flaky = (
+        "import json, sys\n"
+        "from bench.results import mirror\n"
+        "real = mirror.Tracker.log_cell\n"
+        "def flaky(self, *a, **k):\n"
+        f"    with open({str(calls)!r}, 'a') as f:\n"
+        "        f.write('call\\n')\n"
+        f"    if len(open({str(calls)!r}).readlines()) > 1:\n"
+        "        raise ConnectionError('Connection refused: 127.0.0.1:5000')\n"
+        "    return real(self, *a, **k)\n"
+        "mirror.Tracker.log_cell = flaky\n"
+        "sys.exit(mirror.serve(json.loads(sys.argv[-1])))\n")
+    monkeypatch.setattr(tracking, "MIRROR_COMMAND", [sys.executable, "-c", flaky])
     results = tmp_path / "r"
     with caplog.at_level("WARNING", logger="bench"):
         summary = run_grid(grid, results=results)
     assert summary.count("done") == 3 and summary.count("failed") == 1
-    assert len(calls) == 2  # the second call failed; no further attempts
+    assert len(calls.read_text().splitlines()) == 2  # the second failed; no further attempts
+    assert summary.mirror["cells"] == 1
     assert sum("MLflow stopped answering" in r.message for r in caplog.records) == 1
     monkeypatch.undo()
     assert main(["mlflow-sync", "--results", str(results)]) == 0

@@ -50,5 +50,5 @@ def test_mlflow_mirror_benchmark_reads_the_runs_summary_line(monkeypatch):
     monkeypatch.setattr(subprocess, "run", fake_run)
     out = perf.run_mlflow_mirror(repeats=2)
     assert len(calls) == 4 and sum("--no-mlflow" in c for c in calls) == 2
-    assert "the run waited 0.25 s for the mirror" in out and "(the mirror's thread: 3.2 s)" in out
+    assert "the run waited 0.25 s for the mirror" in out and "(the mirror's process: 3.2 s)" in out
     assert perf.BENCHMARKS["mlflow_mirror"] is perf.run_mlflow_mirror
