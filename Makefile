@@ -40,8 +40,12 @@ lint: $(STAMP)
 
 # embeddings-100d: the 100-d references (issue 25) are rerun by the tests, so they need GloVe
 # 6B 100d; a sound cached copy is kept (about 1 s), a fresh machine fetches it once (22 s here).
+# The suite runs on TEST_WORKERS pytest-xdist workers (one per core of the 2-core CI machine);
+# tests/conftest.py makes each test module one work unit and hands out the longest first.
+TEST_WORKERS ?= 2
 test: $(STAMP) system-deps lint embeddings-100d
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) \
+	  --dist loadgroup --no-loadscope-reorder
 
 # The fault-injection tests of docs/reliability.md (they are part of `make test` too).
 faults: $(STAMP)

@@ -173,6 +173,26 @@ def rewrite_cell(cell: Any, ds: Any, docs: list[list[str]], vectors: list[np.nda
     return rewritten, stats | {"cache_hit": False}
 
 
+def reference_folder(cell: Any, ds: Any, cache: Path) -> Path:
+    """The cache entry of :func:`reference_scores` for ``cell`` (per dataset, embedding,
+    rewriter and seed)."""
+    s = cell.settings
+    return cache / "rewritten" / _key([
+        "reference", cell.dataset, thaw(cell.dataset_config), ds.content_hash,
+        [s.get("embedding"), s.get("embedding_path"), s.get("vocab_size")],
+        s.get("rewrite_max_docs"), _rewriter_spec(cell)])
+
+
+def store_reference(cell: Any, ds: Any, cache: Path, scores: dict[str, Any]) -> None:
+    """Put ``scores`` in ``cell``'s :func:`reference_scores` cache entry, as if computed (a
+    reference check that takes the ε = ∞ reference from a committed cell, see
+    :func:`bench.reference.rerun_cells`)."""
+    from bench.results import corpus
+
+    corpus.write(reference_folder(cell, ds, cache), SimpleNamespace(tokens=[], vectors=None),
+                 {"reference": scores})
+
+
 def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, embedding: Any
                      ) -> dict[str, Any]:
     """Rewrite metrics and loss of the cell's rewriter at ε = ∞: trained on the unperturbed
@@ -182,11 +202,7 @@ def reference_scores(cell: Any, ds: Any, docs: list[list[str]], cache: Path, emb
     from bench.metrics.rewrite import rewrite_scores
     from bench.results import corpus
 
-    s = cell.settings
-    folder = cache / "rewritten" / _key([
-        "reference", cell.dataset, thaw(cell.dataset_config), ds.content_hash,
-        [s.get("embedding"), s.get("embedding_path"), s.get("vocab_size")],
-        s.get("rewrite_max_docs"), _rewriter_spec(cell)])
+    folder = reference_folder(cell, ds, cache)
     # the entry holds the scores only (an empty corpus: the rewrite of unperturbed embeddings
     # is close to the private text)
     cached = corpus.load(folder, "rewriter reference", output="text", require=("reference",))

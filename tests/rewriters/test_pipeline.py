@@ -201,3 +201,19 @@ def test_the_reference_cache_keeps_scores_not_the_near_private_text(ran):
         kinds.append(is_ref)
         assert (tokens == []) == is_ref
     assert sorted(kinds) == [False, True]
+
+
+def test_a_stored_reference_is_read_where_the_cell_computes_it(ran, tmp_path):
+    """`bench reference check` may take a rewriter cell's ε = ∞ reference from the committed
+    cell (store_reference): it lands in the cache entry the cell's own run wrote, and the cell
+    then reads it instead of training the reference rewriter."""
+    from bench.rewriters.pipeline import reference_folder, reference_scores, store_reference
+    from bench.run import inputs
+
+    tmp, _ = ran["public"]
+    cell = rewriter_cells(load_grid(tmp / "g.yaml"))[0]
+    ds = inputs.dataset(cell)
+    assert (reference_folder(cell, ds, tmp / "results" / "cache") / "stats.json").is_file()
+    planted = {"rouge1": 0.123, "n_docs": 7, "loss": 9.0}
+    store_reference(cell, ds, tmp_path, planted)
+    assert reference_scores(cell, ds, [], tmp_path, embedding=None) == planted
