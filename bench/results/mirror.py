@@ -231,8 +231,7 @@ def _create_sqlite_store(uri: str, results: str | Path) -> None:
     beside it, which is then linked into place. A run killed meanwhile leaves no store, not a
     half-migrated one that the next run could not open; if another process created the store
     first, its store is kept."""
-    import mlflow
-
+    mlflow = import_mlflow()
     prefix = "sqlite:///"
     if not uri.startswith(prefix) or uri.endswith(":memory:"):
         return
