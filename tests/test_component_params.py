@@ -45,6 +45,7 @@ ADVERSARY_PARAMS = {
 }
 REWRITER_PARAMS = {"autoencoder": AUTOENCODER}
 MECHANISM_PARAMS = {
+    "constant": {}, "identity": {}, "no_information": {},
     "custext": {"K": 20}, "diffractor": {"method": "geometric", "num_lists": 5, "list_seed": 0},
     "gaussian": {"C": 1.0, "delta": "4^-d", "calibration": "classic"}, "laplace": {"C": 1.0},
     "mahalanobis": {"lam": 0.2}, "mvl": {"calibrate": False}, "privemb": {}, "santext": {},

@@ -29,11 +29,19 @@ from typing import Any
 import numpy as np
 
 import bench
+from bench.analysis.anchored import GroupAnchored, anchored_points, group_anchored
 from bench.analysis.audits import NOT_AUDITED, AuditSet, load_audits
 from bench.analysis.baseline import BaselineIndex
 from bench.analysis.guarantees import describe_guarantee
 from bench.analysis.measures import MEASURE_LABELS, point_measures
-from bench.analysis.privacy import HEADLINE, GroupPrivacy, group_mia, group_privacy, select_privacy
+from bench.analysis.privacy import (
+    HEADLINE,
+    GroupPrivacy,
+    baseline_index,
+    group_mia,
+    group_privacy,
+    select_privacy,
+)
 from bench.analysis.results import CellRecord, Group, group_cells
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
@@ -42,7 +50,10 @@ from bench.leaderboard.sources import Source
 from bench.leaderboard.titles import BoardInfo, describe_board, titles
 
 SCHEMA = "bench-leaderboard"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the score is the hypervolume of the anchored points (``anchored_hypervolume``), points
+carry ``retained``, ``gained``, ``tradeoff`` and ``favourable``; 1: the hypervolume gain over
+the baseline in the raw (privacy, utility) plane."""
 MIXED = "mixed"
 """``suite_version`` of a board that ranks several suite versions together."""
 NO_ATTRIBUTE = ""
@@ -81,6 +92,23 @@ def _point(g: Group, task: str) -> tuple[Point | None, GroupPrivacy]:
     single = len(pairs) == 1
     return Point(tuple(p for p, _u in pairs), tuple(u for _p, u in pairs),
                  _ci(p_cis[0]) if single else None, _ci(u_cis[0]) if single else None), gp
+
+
+ANCHORED_BASE = Point((0.0,), (1.0,))
+"""The unprivatized baseline in the anchored plane: no privacy gained, all utility retained.
+It covers no area, so an entry's score is the hypervolume of its own anchored points."""
+
+
+def _anchored_point(g: Group, task: str, index: BaselineIndex[CellRecord]) -> Point | None:
+    """The :class:`Point` of one ε in the anchored plane (privacy gained, utility retained;
+    :mod:`bench.analysis.anchored`), each seed against the baseline of its seed; None where no
+    seed has both values (no chance level recorded, no baseline)."""
+    cells = anchored_points(g, task, index)
+    if not cells:
+        return None
+    one = cells[0] if len(cells) == 1 else None
+    return Point(tuple(c.gained for c in cells), tuple(c.retained for c in cells),  # type: ignore[misc]
+                 one.gained_ci if one else None, one.retained_ci if one else None)
 
 
 def _ci(v: Any) -> tuple[float, float] | None:
@@ -274,10 +302,17 @@ def _entry(board: _Board, row: Row, opts: _Options,
            ) -> tuple[dict[str, Any], Score | None, bool]:
     """One entry's JSON (without id/rank), its score and whether it has an audit violation."""
     attr = board.key[2]
-    points, json_points, flags = [], [], []
+    points, json_points, flags, anchored = [], [], [], []
     audit, audits = _audit(row, opts.audits, opts.copies)
+    index = baseline_index(r for b in board.baselines for r in b.records())
     for k, (eps, g) in enumerate(sorted(row.by_eps.items())):
         pt, gp = _point(g, attr)
+        an = group_anchored(g, attr or None, index)
+        if gp.status == "invalid":
+            an = GroupAnchored(an.retained, None, None, an.n_utility, 0, an.utility_at_chance)
+        ra, ra_ci = _stat_json(an.retained)
+        ga, ga_ci = _stat_json(an.gained)
+        ta, ta_ci = _stat_json(an.tradeoff)
         u, u_ci = _stat_json(g.stat(lambda m: m.utility.macro_f1,
                                     lambda m: m.utility.macro_f1_ci95))
         p, p_ci = _stat_json(gp.stat)
@@ -285,10 +320,13 @@ def _entry(board: _Board, row: Row, opts: _Options,
         json_points.append({
             "epsilon": eps, "utility": u, "utility_ci": u_ci, "privacy": p, "privacy_ci": p_ci,
             "privacy_valid": gp.valid, "adversary": gp.adversary or None,
+            "retained": ra, "retained_ci": ra_ci, "gained": ga, "gained_ci": ga_ci,
+            "tradeoff": ta, "tradeoff_ci": ta_ci, "favourable": an.favourable,
             "n_w": None if nw is None else float(nw.mean), "pareto": False,
             "mia": _mia(g), "measures": point_measures(g), "audit": audits[k],
             "cells": _cells_json(g, opts.copies, opts.keys)})
         points.append(pt)
+        anchored.append(_anchored_point(g, attr, index) if attr != NO_ATTRIBUTE else None)
         flags.append(gp.status)
     base = _baseline_for(board, row)
     base_pt, base_invalid = None, False
@@ -306,8 +344,10 @@ def _entry(board: _Board, row: Row, opts: _Options,
         flag = "invalid privacy"
     elif any(f != "valid" for f in flags) or any(pt is None for pt in points):
         flag = "privacy validity unknown"
+    elif any(pt is None for pt in anchored):
+        flag = "no anchored score (a chance level or a seed's baseline is missing)"
     else:
-        sc = score(points, base_pt, resamples=opts.resamples,
+        sc = score(anchored, ANCHORED_BASE, resamples=opts.resamples,  # type: ignore[arg-type]
                    rng=_rng(opts.seed, board.key, row))
         if sc.ci is None:
             flag = "no interval"
@@ -477,7 +517,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "allow_mixed_versions": allow_mixed_versions,
         "privacy_adversary": adversary or HEADLINE,
         "measure_labels": dict(MEASURE_LABELS),
-        "score": {"name": "hypervolume_gain", "interval": "t_bootstrap_se95",
+        "score": {"name": "anchored_hypervolume", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],
         "boards": boards_json, "entries": entries_json,

@@ -83,7 +83,7 @@ logger = logging.getLogger(__name__)
 SCHEMA = "bench-leaderboard"
 """The ``schema`` value of a leaderboard.json."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The schema version this page was written for (newer versions are rendered with a warning)."""
 
 ROW_LIMIT = 1000
@@ -95,6 +95,11 @@ PLOT_LIMIT = 6
 DASH = "—"
 
 _SCORES = {
+    "anchored_hypervolume": "the area of the square of privacy gained × utility retained "
+                            "(each 0 at the unprivatized baseline's end and 1 at the ideal, "
+                            "seed by seed against the baseline of the same seed) that the "
+                            "entry's points dominate: 0 for the identity and for output that "
+                            "ignores its input (0..1, higher is better)",
     "hypervolume_gain": "hypervolume gain over the unprivatized baseline: the area of the "
                         "privacy–utility square that the entry's points dominate and the "
                         "baseline of the same dataset and model does not (0..1, higher is "

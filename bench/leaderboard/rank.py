@@ -1,14 +1,17 @@
 """The leaderboard's score, its bootstrap interval, and ranks that respect both.
 
-**Score** (``docs/leaderboard.md``): the hypervolume gain over the unprivatized baseline,
+**Score** (``docs/leaderboard.md``): the hypervolume gain of an entry's points over a
+reference point b,
 
     score = HV(P ∪ {b}) − HV({b}),   HV(S) = area of ∪_{(p, u) ∈ S} [0, p] × [0, u],
 
-where P holds an entry's (empirical privacy, utility) points over ε and b is the baseline of
-the same dataset and model. HV is the hypervolume indicator of multi-objective optimisation
-with reference point (0, 0) (the "size of the space covered" of Zitzler & Thiele 1998,
-"Multiobjective optimization using evolutionary algorithms -- a comparative case study");
-both axes lie in [0, 1].
+HV being the hypervolume indicator of multi-objective optimisation with reference point (0, 0)
+(the "size of the space covered" of Zitzler & Thiele 1998, "Multiobjective optimization using
+evolutionary algorithms -- a comparative case study"); both axes lie in [0, 1]. The leaderboard
+(:mod:`bench.leaderboard.build`) passes the anchored points (privacy gained, utility retained;
+:mod:`bench.analysis.anchored`) with b = (0, 1), the unprivatized baseline in that plane, which
+covers no area: the score is then HV(P). (Before leaderboard schema 2 the points were the raw
+(privacy, utility) means and b the baseline's.)
 
 **Interval**: ``score ± t(0.975, n − 1) · sd* · √(n / (n − 1))``, a t interval whose standard
 error comes from the bootstrap (Efron & Tibshirani 1993, Ch. 6 and 12). ``sd*`` is the standard

@@ -305,7 +305,7 @@ def synthetic_leaderboard(n_entries: int, seed: int = 0) -> dict[str, Any]:
                 for p in c["provenance"]:
                     counts[p["source"]] += 1
     return {
-        "schema": "bench-leaderboard", "schema_version": 1, "generated": _GENERATED,
+        "schema": "bench-leaderboard", "schema_version": 2, "generated": _GENERATED,
         "generated_by": "bench 0.3.0 (synthetic)", "allow_mixed_versions": False,
         "privacy_adversary": "headline",
         "measure_labels": dict(MEASURE_LABELS),

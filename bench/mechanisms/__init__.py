@@ -1,6 +1,7 @@
 """Word-level DP mechanisms, one module per mechanism, named as ``bench ls mechanisms`` names it
 (``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
-``mahalanobis``, ``santext``, ``custext``, ``privemb``, ``diffractor``);
+``mahalanobis``, ``santext``, ``custext``, ``privemb``, ``diffractor``; the known answers
+``identity``, ``no_information`` and ``constant`` of :mod:`bench.mechanisms.known`);
 :mod:`bench.mechanisms.base` holds the base classes and shared samplers,
 :mod:`bench.mechanisms.clipped` the clipping shared by Huang et al.'s three,
 :mod:`bench.mechanisms.departures` their public code's departures from the paper (options
@@ -17,6 +18,7 @@ from bench.mechanisms import (  # noqa: F401  (each module registers its mechani
     custext,
     diffractor,
     gaussian,
+    known,
     laplace,
     mahalanobis,
     mvl,

@@ -199,9 +199,21 @@ register_metric(Metric("delta_utility", True, "utility_priv - utility_base (Riec
                        "Sec. 4.2)", -1.0, 1.0, label="Change in Utility", kind="tradeoff"))
 register_metric(Metric("delta_privacy", True, "privacy_priv - privacy_base (Riecker 2023, "
                        "Sec. 4.2)", -1.0, 1.0, label="Change in Privacy", kind="tradeoff"))
-register_metric(Metric("tradeoff", True, "delta_utility + delta_privacy; > 0 is favourable "
-                       "(Riecker 2023, Sec. 4.2)", -2.0, 2.0, label="Trade-off",
-                       kind="tradeoff"))
+register_metric(Metric("tradeoff", True, "delta_utility + delta_privacy, the thesis' "
+                       "trade-off heuristic (Riecker 2023, Sec. 4.2); it rewards output that "
+                       "carries nothing, see anchored_tradeoff", -2.0, 2.0,
+                       label="Thesis trade-off (ΔU + ΔP)", kind="tradeoff"))
+register_metric(Metric("utility_retained", True, "(U - C) / (U_base - C) clipped to [0, 1]: 0 "
+                       "at chance, 1 at the unprivatized baseline (bench.analysis.anchored)",
+                       0.0, 1.0, label="Utility retained", kind="tradeoff"))
+register_metric(Metric("privacy_gained", True, "(A_base - A) / (A_base - C) clipped to [0, 1] "
+                       "for the attack's macro-F1 A: 0 for the original text, 1 with the attack "
+                       "at chance (bench.analysis.anchored)", 0.0, 1.0,
+                       label="Privacy gained", kind="tradeoff"))
+register_metric(Metric("anchored_tradeoff", True, "utility_retained * privacy_gained: 0 for the "
+                       "identity and for output that ignores its input "
+                       "(bench.analysis.anchored)", 0.0, 1.0, label="Trade-off (retained × "
+                       "gained)", kind="tradeoff"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.analysis.anchored import group_anchored
 from bench.analysis.audits import NOT_AUDITED, AuditSet, audit_counts, load_audits
 from bench.analysis.privacy import (
     NO_VALID,
@@ -177,6 +178,9 @@ def _config_metrics(g: Group, audits: AuditSet | None, base_index: dict) -> dict
     _ci(entry, "utility", u)
     if not c.is_baseline:
         entry["delta_utility_significant"] = _sig(g, "delta_utility", None, base_index)
+        r = group_anchored(g, None, base_index).retained
+        entry["utility_retained"] = _num(r.mean if r else None)
+        _ci(entry, "utility_retained", r)
     tasks = sorted({t for r in g.records for t in r.sections.privacy})
     for t in tasks:
         _add_privacy_metrics(entry, g, t, base_index)
@@ -206,6 +210,12 @@ def _add_privacy_metrics(entry: dict, g: Group, t: str, base_index: dict) -> Non
             _sig(g, "delta_privacy", t, base_index) if valid else None)
         entry[f"tradeoff_significant_{t}"] = (
             _sig(g, "tradeoff", t, base_index) if valid else None)
+        an = group_anchored(g, t, base_index)
+        for name, s in (("privacy_gained", an.gained), ("anchored_tradeoff", an.tradeoff)):
+            s = s if valid else None
+            entry[f"{name}_{t}"] = _num(s.mean if s else None)
+            _ci(entry, f"{name}_{t}", s)
+        entry[f"favourable_{t}"] = an.favourable if valid else False
 
 
 def _ci(entry: dict, name: str, s: Stat | None) -> None:

@@ -2,14 +2,17 @@
 
 :func:`tradeoff_tables` — one table per sensitivity approach; rows mapping × mechanism × model ×
 dataset × ε × private attribute; columns Adversary (the attack privacy is read from: the
-strongest by default), Change in Utility, Change in Privacy, Trade-off (= ΔU + ΔP, Riecker
-2023, Sec. 4.2; labels from :data:`bench.metrics.METRICS`). A Δ not distinguishable from zero
-carries the marker ``ns`` (:func:`delta_test`: paired t over seeds, or overlapping bootstrap
-intervals for one seed). Favourable trade-offs (> 0) in bold; cells whose utility model or
-adversary is no better than chance are kept and flagged (the thesis leaves them out of Tables
-5.1–6.4). Where the privacy measurement is not valid (the adversary is at chance on the
-unprivatized baseline) Change in Privacy reads "no valid privacy measurement" and there is no
-trade-off.
+strongest by default), then the anchored scores (:mod:`bench.analysis.anchored`: Utility
+retained, Privacy gained, Trade-off = retained × gained), then the thesis' columns Change in
+Utility, Change in Privacy and its trade-off (= ΔU + ΔP, Riecker 2023, Sec. 4.2; labels from
+:data:`bench.metrics.METRICS`). A Δ not distinguishable from zero carries the marker ``ns``
+(:func:`delta_test`: paired t over seeds, or overlapping bootstrap intervals for one seed).
+Favourable rows (the anchored trade-off above 0 beyond its interval, no seed's utility at
+chance) have their trade-off in bold; cells whose utility model or adversary is no better than
+chance are kept and flagged (the thesis leaves them out of Tables 5.1–6.4). Where the privacy
+measurement is not valid (the adversary is at chance on the unprivatized baseline) the privacy
+columns read "no valid privacy measurement" and there is no trade-off. Where the privacy
+columns rest on fewer seeds than the row (some seeds' measurement is not valid), n says so.
 
 Example:
     >>> from bench.analysis.results import load_results, group_cells
@@ -25,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bench.analysis.anchored import VERSION as ANCHORED_VERSION
+from bench.analysis.anchored import GroupAnchored, group_anchored
 from bench.analysis.privacy import (
     NO_VALID,
     GroupPrivacy,
@@ -51,13 +56,22 @@ from bench.results.sections import AttributeDelta, CellMetrics
 
 TRADEOFF_NOTES = [
     (
-    "Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = "
-    "macro-F1 of the utility model, privacy = {privacy}; "
-    "trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2)."
+    "Anchored at chance and at the unprivatized baseline of the same dataset, model and seed "
+    "(bench.analysis.anchored): utility retained = (U − C) / (U_base − C) and privacy gained = "
+    "(A_base − A) / (A_base − C), each clipped to [0, 1] (U: macro-F1 of the utility model, "
+    "A: macro-F1 of the attack, C: the labels' chance threshold); trade-off = retained × "
+    "gained, 0 for the unchanged text and for output that ignores its input. Privacy = "
+    "{privacy}."
     ),
     (
-    "Bold: favourable trade-off (> 0). Flag: no better than chance (utility model or "
-    "adversary); such rows are kept and flagged (the thesis leaves them out)."
+    "Thesis columns (Riecker 2023, Sec. 4.2): change = privatized − baseline of the same seed; "
+    "its trade-off = Δutility + Δprivacy, which rewards output that carries nothing (utility "
+    "falls only to chance while privacy rises to its maximum)."
+    ),
+    (
+    "Bold: favourable — the anchored trade-off is above 0 beyond its interval and no seed's "
+    "utility is at chance. Flag: no better than chance (utility model or adversary); such rows "
+    "are kept and flagged (the thesis leaves them out)."
     ),
     "{interval}",
     (
@@ -70,13 +84,21 @@ TRADEOFF_NOTES = [
     "intervals, so no Δ could be judged."
     ),
     (
-    "Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the "
-    f"trade-off exist only where the privacy measurement is valid (the adversary beats chance on "
-    f"the unprivatized baseline); elsewhere \"{NO_VALID}\" and no trade-off."
+    "Adversary: the attack the privacy is read from (per seed where it differs). Privacy "
+    f"gained, Δprivacy and both trade-offs exist only where the privacy measurement is valid "
+    f"(the adversary beats chance on the unprivatized baseline); elsewhere \"{NO_VALID}\" and "
+    "no trade-off. n: the seeds of the row; \"(privacy: k)\" where the privacy columns rest on "
+    "fewer of them (the seeds whose privacy measurement is valid)."
     ),
 ]
 """Notes under every trade-off table; ``{privacy}`` is filled by ``describe_choice``,
 ``{interval}`` by :func:`interval_note`."""
+
+
+ANCHORED = ("utility_retained", "privacy_gained", "anchored_tradeoff")
+"""The anchored columns (:mod:`bench.analysis.anchored`), first."""
+THESIS = ("delta_utility", "delta_privacy", "tradeoff")
+"""The thesis' columns (Riecker 2023, Sec. 4.2), after them."""
 
 
 def _privacy_tasks(g: Group) -> list[str]:
@@ -217,13 +239,13 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
         who = "" if adversary is None else f" (adversary: {adversary})"
         title = f"{title_prefix}Privacy-utility trade-off{who}, sensitivity approach: {sens}"
         notes = [TRADEOFF_NOTES[0].format(privacy=describe_choice(adversary)),
-                 TRADEOFF_NOTES[1], interval_note(), *TRADEOFF_NOTES[3:]]
+                 *TRADEOFF_NOTES[1:3], interval_note(), *TRADEOFF_NOTES[4:]]
         notes += [f"{NO_VALID.capitalize()} for {ds} / {task}: {'; '.join(why)}."
                   for (ds, task), why in sorted(invalid.items())]
-        deltas = [METRICS.get(k).label for k in ("delta_utility", "delta_privacy", "tradeoff")]
+        cols = [METRICS.get(k).label for k in ANCHORED + THESIS]
         tables.append(Table(name, title, ["Mapping", "Mechanism", "Model", "Dataset", "ε",
-                                          "Attribute", "Adversary", *deltas, "n", "Flag"],
-                            rows, records, notes, align="llllrllrrrrl", merge=4))
+                                          "Attribute", "Adversary", *cols, "n", "Flag"],
+                            rows, records, notes, align="llllrllrrrrrrrl", merge=4))
     return tables
 
 
@@ -244,9 +266,16 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
                 and t.sig.significant is None]
     if unjudged:
         flag = "; ".join(x for x in (flag, "no interval") if x)
-    favourable = to is not None and float(fmt_stat(to).split()[0]) > 0
+    an = group_anchored(g, task, base_index)
+    if gp.status == "invalid":
+        an = GroupAnchored(an.retained, None, None, an.n_utility, 0, an.utility_at_chance)
+    favourable = an.favourable
     n = len(g.records)
+    n_text = str(n)
+    if dp is not None and dp.n < n:
+        n_text += f" (privacy: {dp.n})"
     dp_text = NO_VALID if gp.status == "invalid" else fmt_delta(dp, tp.sig)
+    g_text = NO_VALID if gp.status == "invalid" else fmt_stat(an.gained)
     rules = sorted({t.sig.rule for t in (tu, tp, tt) if t.sig.rule})
     for why in gp.reasons:
         invalid.setdefault((c.dataset, task), [])
@@ -255,15 +284,21 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
     row = [Value(c.mapping), Value(c.mechanism), Value(c.model),
            Value(c.dataset), Value(fmt_eps(c.epsilon)), Value(task),
            Value(gp.adversary),
-           Value(fmt_delta(du, tu.sig)), Value(dp_text),
-           Value(fmt_delta(to, tt.sig), bold=favourable),
-           Value(str(n)), Value(flag)]
+           Value(fmt_stat(an.retained)), Value(g_text),
+           Value(fmt_stat(an.tradeoff), bold=favourable),
+           Value(fmt_delta(du, tu.sig)), Value(dp_text), Value(fmt_delta(to, tt.sig)),
+           Value(n_text), Value(flag)]
     record = {
         "sensitivity": sens, "mapping": c.mapping, "mechanism": c.mechanism,
         "model": c.model, "dataset": c.dataset, "epsilon": fmt_eps(c.epsilon)
         .replace("∞", "inf"), "attribute": task, "adversary": gp.adversary,
         "suite_version": c.suite_version,
         "n_seeds": str(n), "seeds": " ".join(map(str, g.seeds)),
+        "n_seeds_privacy": str(an.n_privacy if gp.status != "invalid" else 0),
+        **_csv_stat("utility_retained", an.retained),
+        **_csv_stat("privacy_gained", an.gained),
+        **_csv_stat("anchored_tradeoff", an.tradeoff),
+        "anchored_version": ANCHORED_VERSION,
         **_csv_stat("delta_utility", du, tu.sig),
         **_csv_stat("delta_privacy", dp, tp.sig),
         **_csv_stat("tradeoff", to, tt.sig), "significance_rule": "; ".join(rules),

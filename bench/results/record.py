@@ -169,6 +169,17 @@ def _walk(x: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield path, x
 
 
+def _known_epsilon(spec: Mapping[str, Any]) -> float | None:
+    """The ε a known-answer mechanism's cells carry (None: not a known answer)."""
+    mech = spec.get("mechanism")
+    name = mech.get("name") if isinstance(mech, dict) else None
+    if not isinstance(name, str):
+        return None
+    from bench.mechanisms.known import KNOWN_EPSILON
+
+    return KNOWN_EPSILON.get(name)
+
+
 def _spec_problem(spec: Mapping[str, Any]) -> str | None:
     S = layout.SPEC
     unknown = sorted(set(spec) - set(SPEC_KEYS) - set(SPEC_OPTIONAL))
@@ -178,8 +189,16 @@ def _spec_problem(spec: Mapping[str, Any]) -> str | None:
     if not isinstance(seed, int) or isinstance(seed, bool):
         return f"{S}: seed {seed!r} is not an integer"
     eps = spec.get("epsilon")
-    if not (eps == "inf" or (isinstance(eps, (int, float)) and not isinstance(eps, bool)
-                             and math.isfinite(eps) and eps > 0)):
+    known = _known_epsilon(spec)
+    if known is not None:  # a known answer carries its own ε (bench.mechanisms.known)
+        if eps != ("inf" if math.isinf(known) else known) or isinstance(eps, bool):
+            return (f"{S}: epsilon {eps!r} on the known-answer mechanism "
+                    f"{spec['mechanism']['name']!r}: its cells carry epsilon "
+                    f"{'inf' if math.isinf(known) else known!r}")
+        eps = "known"
+    if not (eps in ("inf", "known") or (isinstance(eps, (int, float))
+                                        and not isinstance(eps, bool)
+                                        and math.isfinite(eps) and eps > 0)):
         return f"{S}: epsilon {eps!r} is not a positive number or 'inf'"
     for kind in ("dataset", "model", "mechanism"):
         comp = spec.get(kind)
@@ -194,6 +213,13 @@ def _spec_problem(spec: Mapping[str, Any]) -> str | None:
         return (f"{S}: epsilon 'inf' on the mechanism {spec['mechanism']['name']!r}: only the "
                 "unprivatized baseline has epsilon = inf")
     return None
+
+
+def _no_guarantee(metrics: Mapping[str, Any]) -> bool:
+    """Whether the cell states no guarantee at all (kind ``none``: the ``identity`` known
+    answer), whose ε may then be written ``inf``."""
+    g = metrics.get("guarantee")
+    return isinstance(g, dict) and g.get("kind") == "none"
 
 
 def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
@@ -215,7 +241,8 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
         if isinstance(v, str):
             if rate:
                 return f"{M}: {path} is the text {v[:20]!r}, not a number"
-            if v in ("inf", "-inf", "nan") and not path.startswith("privatization."):
+            if v in ("inf", "-inf", "nan") and not path.startswith("privatization.") \
+                    and not (path == "guarantee.epsilon" and v == "inf" and _no_guarantee(metrics)):
                 return f"{M}: {path} is {v}"
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)):

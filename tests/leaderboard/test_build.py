@@ -39,7 +39,7 @@ def _cells(doc: dict) -> dict[str, dict]:
 
 
 def test_one_folder(alone):
-    assert alone["schema"] == "bench-leaderboard" and alone["schema_version"] == 1
+    assert alone["schema"] == "bench-leaderboard" and alone["schema_version"] == 2
     (board,) = alone["boards"]
     assert (board["utility_task"], board["private_attribute"]) == ("topic", "entities")
     assert len(board["entries"]) == 4 and len(board["baselines"]) == 1

@@ -185,9 +185,9 @@ def test_non_finite_numbers_become_strings() -> None:
 def test_render_page_checks_its_input(caplog) -> None:
     with pytest.raises(TypeError, match="parsed leaderboard.json"):
         render_page([])  # type: ignore[arg-type]
-    text = render_page({"schema": "bench-leaderboard", "schema_version": 2})
-    assert "written for bench-leaderboard schema version 1" in text
-    assert any("version 2" in r.getMessage() for r in caplog.records)
+    text = render_page({"schema": "bench-leaderboard", "schema_version": 3})
+    assert "written for bench-leaderboard schema version 2" in text
+    assert any("version 3" in r.getMessage() for r in caplog.records)
     assert '<table id="board">' in render_page({})  # an empty board still renders
 
 
@@ -212,7 +212,7 @@ def test_synthetic_is_deterministic_and_sized() -> None:
 
 def test_synthetic_is_schema_valid() -> None:
     board = synthetic_leaderboard(300, seed=1)
-    assert board["schema"] == "bench-leaderboard" and board["schema_version"] == 1
+    assert board["schema"] == "bench-leaderboard" and board["schema_version"] == 2
     sources = {s["id"] for s in board["sources"]}
     entries = {e["id"]: e for e in board["entries"]}
     listed = [i for b in board["boards"] for i in b["entries"]]

@@ -24,26 +24,29 @@ from bench.analysis.results import CellRecord, Group
 from bench.report import ReportError, build_report, cli_report
 
 HEADLINE_ROWS = """\
-| Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Change in Utility \
-| Change in Privacy | Trade-off | n | Flag |
-|:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|:---|
-| nearest | mvl | lstm | trustpilot | 1 | age | informed 1/2, lexical 1/2 | -0.200 ± 0.000 \
-| +0.125 ± 0.318 ns | -0.075 ± 0.318 ns | 2 |  |
-|  |  |  |  | 1 | gender | informed 1/2, lexical 1/2 | -0.200 ± 0.000 \
-| no valid privacy measurement | — | 2 | adversary ≈ chance (2/2 seeds); adversary ≈ chance on \
-the baseline |
-|  |  |  |  | 10 | age | lexical | +0.025 ± 0.318 ns | +0.050 ± 0.000 \
-| **+0.075 ± 0.318 ns** | 2 |  |
-|  |  |  |  | 10 | gender | lexical 1/2, lstm 1/2 | +0.025 ± 0.318 ns \
-| no valid privacy measurement | — | 2 | adversary ≈ chance (2/2 seeds); adversary ≈ chance on \
-the baseline |
+| Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Utility retained |\
+ Privacy gained | Trade-off (retained × gained) | Change in Utility | Change in Privacy |\
+ Thesis trade-off (ΔU + ΔP) | n | Flag |
+|:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|
+| nearest | mvl | lstm | trustpilot | 1 | age | informed 1/2, lexical 1/2 | 0.596 ± 0.513 |\
+ 0.633 ± 0.424 | **0.376 ± 0.073** | -0.200 ± 0.000 | +0.125 ± 0.318 ns | -0.075 ± 0.318 ns | 2\
+ |  |
+|  |  |  |  | 1 | gender | informed 1/2, lexical 1/2 | 0.596 ± 0.513 | no valid privacy\
+ measurement | — | -0.200 ± 0.000 | no valid privacy measurement | — | 2 | adversary ≈ chance\
+ (2/2 seeds); adversary ≈ chance on the baseline |
+|  |  |  |  | 10 | age | lexical | 1.000 ± 0.000 | 0.267 ± 0.847 | 0.267 ± 0.847 | +0.025 ±\
+ 0.318 ns | +0.050 ± 0.000 | +0.075 ± 0.318 ns | 2 |  |
+|  |  |  |  | 10 | gender | lexical 1/2, lstm 1/2 | 1.000 ± 0.000 | no valid privacy\
+ measurement | — | +0.025 ± 0.318 ns | no valid privacy measurement | — | 2 | adversary ≈\
+ chance (2/2 seeds); adversary ≈ chance on the baseline |
 """
 
 LEXICAL_ROWS = """\
-| nearest | mvl | lstm | trustpilot | 1 | age | lexical | -0.200 ± 0.000 | +0.150 ± 0.635 ns \
-| -0.050 ± 0.635 ns | 2 |  |
-|  |  |  |  | 1 | gender | lexical | -0.200 ± 0.000 | no valid privacy measurement | — | 2 \
-| adversary ≈ chance (2/2 seeds); adversary ≈ chance on the baseline |
+| nearest | mvl | lstm | trustpilot | 1 | age | lexical | 0.596 ± 0.513 | 0.733 ± 0.847 | 0.440\
+ ± 0.881 | -0.200 ± 0.000 | +0.150 ± 0.635 ns | -0.050 ± 0.635 ns | 2 |  |
+|  |  |  |  | 1 | gender | lexical | 0.596 ± 0.513 | no valid privacy measurement | — | -0.200\
+ ± 0.000 | no valid privacy measurement | — | 2 | adversary ≈ chance (2/2 seeds); adversary ≈\
+ chance on the baseline |
 """
 
 
@@ -77,11 +80,15 @@ def test_headline_tradeoff_invalid_privacy_has_no_delta(adv_results: Path,
     assert len(gender) == 2
     for line in gender:  # no Δprivacy, no trade-off, the status in words
         assert ",,,,,,,,,,,paired t,false,false,no valid privacy measurement," in line
+        assert ",2,0 1,0," in line and ",,,,,,,,,1," in line  # retained only, no privacy seeds
+    # ε = 10, age: gained 0.267 ± 0.847 (ns), so not favourable although the thesis' trade-off
+    # (+0.075) is positive
     assert any(line.startswith("none,nearest,mvl,lstm,trustpilot,10,age,lexical,") and
-               ",0.050000,0.000000,0.050000,0.050000,true,0.075000,0.035355,-0.242655,0.392655,"
-               "false,paired t,true,true,valid," in line for line in csv)
+               ",0.266667,0.094281,-0.580414,1.113747,1,0.025000,0.035355,-0.292655,0.342655,"
+               "false,0.050000,0.000000,0.050000,0.050000,true,0.075000,0.035355,-0.242655,"
+               "0.392655,false,paired t,false,true,valid," in line for line in csv)
     tex = (tmp_path / "r" / "tables" / "tradeoff_none.tex").read_text()
-    assert tex.count("no valid privacy measurement & --- &") == 2
+    assert tex.count("no valid privacy measurement & --- &") == 4  # anchored and thesis
     assert "Adversary" in tex
 
 
@@ -184,7 +191,8 @@ def test_adversary_option_own_model_judges_validity_for_that_adversary(
     summary = build_report(adv_results, tmp_path / "r", adversary="model")
     assert summary.invalid_privacy == ["trustpilot / lstm / age", "trustpilot / lstm / gender"]
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
-    assert "| 1 | age | lstm | -0.200 ± 0.000 | no valid privacy measurement | — | 2 |" in md
+    assert ("| 1 | age | lstm | 0.596 ± 0.513 | no valid privacy measurement | — | -0.200 ± 0.000 "
+            "| no valid privacy measurement | — | 2 |") in md
     assert "**" not in md
     assert "cell's own model as the adversary" in md
     index = (tmp_path / "r" / "index.md").read_text()
@@ -222,8 +230,8 @@ def test_old_schema_cells_load_as_one_adversary(results: Path, tmp_path: Path) -
     # the thesis layout on old cells: the model is the one adversary, judged on the baseline
     summary = build_report(results, tmp_path / "r", adversary="model")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
-    assert ("|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | "
-            "+0.250 ± 0.635 ns | **+0.050 ± 0.635 ns** | 2 |  |") in md
+    assert ("|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | 0.664 ± 0.355 | 0.651 ± 2.622 | "
+            "0.438 ± 1.973 | -0.200 ± 0.000 | +0.250 ± 0.635 ns | +0.050 ± 0.635 ns | 2 |  |") in md
     assert summary.invalid_privacy == []
     with pytest.raises(ReportError, match="run on no cell"):
         build_report(results, tmp_path / "r", adversary="lexical")
@@ -288,8 +296,9 @@ def test_named_adversary_without_a_matching_baseline_shows_no_headline_delta(
             shutil.rmtree(p)
     build_report(adv_results, tmp_path / "r", adversary="lexical")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
-    # the runner's Δutility stays; its Δprivacy was the headline's, so none is shown
-    assert "| 10 | age | lexical | +0.025 ± 0.318 ns | — | — | 2 |  |" in md
+    # the runner's Δutility stays; its Δprivacy was the headline's, so none is shown; nothing
+    # anchored without a baseline
+    assert "| 10 | age | lexical | — | — | — | +0.025 ± 0.318 ns | — | — | 2 |  |" in md
     index = (tmp_path / "r" / "index.md").read_text()
     assert "| trustpilot | lstm | age | — | — | — | unknown | no unprivatized baseline" in index
 

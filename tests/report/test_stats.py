@@ -47,15 +47,20 @@ def test_one_seed_table_uses_bootstrap_overlap(adv_results: Path, tmp_path: Path
     _keep_seed(adv_results, 0)
     build_report(adv_results, tmp_path / "r")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
-    assert ("| nearest | mvl | lstm | trustpilot | 1 | age | informed | -0.200 | +0.150 | -0.050 "
-            "| 1 |  |") in md
-    assert "|  |  |  |  | 10 | age | lexical | +0.000 ns | +0.050 ns | **+0.050** | 1 |  |" in md
+    # anchored, seed 0 against its baseline (chance 0.25 / 0.35): retained (0.60 − 0.25) /
+    # (0.80 − 0.25), gained (0.60 − 0.45) / (0.60 − 0.35); one seed: favourable where both
+    # bootstrap intervals lie above 0 (ε=1), not where gained's reaches 0 (ε=10)
+    assert ("| nearest | mvl | lstm | trustpilot | 1 | age | informed | 0.636 \\[0.545, 0.727\\] | "
+            "0.600 \\[0.400, 0.800\\] | **0.382** | -0.200 | +0.150 | -0.050 | 1 |  |") in md
+    assert ("|  |  |  |  | 10 | age | lexical | 1.000 \\[0.909, 1.000\\] | "
+            "0.200 \\[0.000, 0.400\\] | 0.200 | +0.000 ns | +0.050 ns | +0.050 | 1 |  |") in md
     assert ("95% interval: t over n seeds; single run: bootstrap over test documents (1,000 "
             "resamples)") in md
     assert "overlapping intervals do not prove that there is no difference" in md
     csv = (tmp_path / "r" / "tables" / "tradeoff_none.csv").read_text().splitlines()
     row = next(line for line in csv if ",10,age," in line)
-    assert ",0.000000,,,,false,0.050000,,,,false,0.050000,,,,,bootstrap overlap,true," in row
+    assert (",1.000000,,0.909091,1.000000,0.200000,,0.000000,0.400000,0.200000,,,,1,0.000000,,,,"
+            "false,0.050000,,,,false,0.050000,,,,,bootstrap overlap,false," in row)
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
     e10 = metrics["by_configuration"]["trustpilot | lstm | mvl | sens=none | map=nearest | eps=10"]
     assert e10["delta_utility_significant"] is False
@@ -80,7 +85,9 @@ def test_several_seeds_table_uses_paired_t(adv_results: Path, tmp_path: Path) ->
     build_report(adv_results, tmp_path / "r")
     md = (tmp_path / "r" / "tables" / "tradeoff_none.md").read_text()
     # Δutility −0.2 on both seeds: significant; Δprivacy 0.15, 0.10: t interval contains 0
+    # anchored per seed: retained 0.636, 0.556; gained 0.600, 0.667; trade-off 0.382, 0.370
     assert ("| nearest | mvl | lstm | trustpilot | 1 | age | informed 1/2, lexical 1/2 | "
+            "0.596 ± 0.513 | 0.633 ± 0.424 | **0.376 ± 0.073** | "
             "-0.200 ± 0.000 | +0.125 ± 0.318 ns | -0.075 ± 0.318 ns | 2 |  |") in md
 
 
@@ -126,7 +133,7 @@ def test_leaderboard_ranks_never_separate_overlapping_intervals(adv_results: Pat
 def test_old_schema_cells_without_intervals_still_render(report) -> None:
     _summary, out = report
     md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
-    assert "| lstm | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
+    assert "| lstm | 0.969 | 0.057 | 0.055 | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
     page = (out / "leaderboard.html").read_text()
     unit = next(e for e in _lb_entries(page) if e["sensitivity"] == "unit_norm")
     (q,) = unit["points"]

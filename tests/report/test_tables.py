@@ -17,66 +17,84 @@ from bench.report.tradeoff import tradeoff_tables
 
 # "\x20\x20" at a line end: a Markdown hard line break (two trailing spaces), written
 # escaped so that editors that strip trailing whitespace keep it
-NOTES = """
-Change = privatized − unprivatized baseline of the same dataset, model and seed: utility = \
-macro-F1 of the utility model, privacy = 1 − macro-F1 of the strongest adversary (max over the \
-adversaries run); trade-off = Δutility + Δprivacy (Riecker 2023, Sec. 4.2).\x20\x20
-Bold: favourable trade-off (&gt; 0). Flag: no better than chance (utility model or adversary); \
-such rows are kept and flagged (the thesis leaves them out).\x20\x20
-95% interval: t over n seeds; single run: bootstrap over test documents (1,000 resamples). Shown \
-as mean ± half-width of the Student-t interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2 seeds; as \
-mean \\[lo, hi\\] for one seed's percentile bootstrap; the bare mean where there is no interval \
-(cells from before suite 0.3.0, metrics without a bootstrap).\x20\x20
-ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval of the \
-per-seed differences (privatized − the baseline of the same seed, which shares its data split \
-and model seed) contains 0; that is the interval shown. With one seed: the privatized and the \
-baseline bootstrap intervals overlap (conservative: overlapping intervals do not prove that \
-there is no difference); a Δ of one seed has no interval of its own, and its trade-off is not \
-judged. Flag "no interval": one seed without bootstrap intervals, so no Δ could be judged.\x20\x20
-Adversary: the attack the privacy is read from (per seed where it differs). Δprivacy and the \
-trade-off exist only where the privacy measurement is valid (the adversary beats chance on the \
-unprivatized baseline); elsewhere "no valid privacy measurement" and no trade-off."""
-
 TRADEOFF_NONE_MD = """\
 # Privacy-utility trade-off, sensitivity approach: none
 
-| Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Change in Utility \
-| Change in Privacy | Trade-off | n | Flag |
-|:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|:---|
-| nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | lstm | — | — | — | 1 | no baseline |
-|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | -0.200 ± 0.000 | +0.250 ± 0.635 ns \
-| **+0.050 ± 0.635 ns** | 2 |  |
-|  |  |  |  | 10 | entities | lstm | -0.025 ± 0.318 ns | -0.025 ± 0.318 ns \
-| -0.050 ± 0.635 ns | 2 |  |
-| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | lstm | -0.600 ± 1.271 ns | +0.400 ± 0.000 \
-| -0.200 ± 1.271 ns | 2 | utility ≈ chance (1/2 seeds) |
-|  |  |  |  | 10 | entities | lstm | +0.000 ± 0.000 ns | +0.050 ± 0.000 | **+0.050 ± 0.000** \
-| 2 | adversary ≈ chance (2/2 seeds) |
-""" + NOTES + """\x20\x20
-Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are \
-labelled suite=&lt;version&gt;
+| Mapping | Mechanism | Model | Dataset | ε | Attribute | Adversary | Utility retained |\
+ Privacy gained | Trade-off (retained × gained) | Change in Utility | Change in Privacy |\
+ Thesis trade-off (ΔU + ΔP) | n | Flag |
+|:---|:---|:---|:---|---:|:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|
+| nearest | mvl | lstm | bbc(suite=0.0.9) | 10 | entities | lstm | — | — | — | — | — | — | 1 |\
+ no baseline |
+|  |  |  | bbc(suite=0.1.0) | 1 | entities | lstm | 0.664 ± 0.355 | 0.651 ± 2.622 | 0.438 ±\
+ 1.973 | -0.200 ± 0.000 | +0.250 ± 0.635 ns | +0.050 ± 0.635 ns | 2 |  |
+|  |  |  |  | 10 | entities | lstm | 0.962 ± 0.489 | 0.000 ± 0.000 | 0.000 ± 0.000 | -0.025 ±\
+ 0.318 ns | -0.025 ± 0.318 ns | -0.050 ± 0.635 ns | 2 |  |
+| none | tem | lstm | bbc(suite=0.1.0) | 1 | entities | lstm | 0.045 ± 0.578 | 0.944 ± 0.706 |\
+ 0.040 ± 0.513 | -0.600 ± 1.271 ns | +0.400 ± 0.000 | -0.200 ± 1.271 ns | 2 | utility ≈ chance\
+ (1/2 seeds) |
+|  |  |  |  | 10 | entities | lstm | 1.000 ± 0.000 | 0.127 ± 0.202 | 0.127 ± 0.202 | +0.000 ±\
+ 0.000 ns | +0.050 ± 0.000 | +0.050 ± 0.000 | 2 | adversary ≈ chance (2/2 seeds) |
+
+Anchored at chance and at the unprivatized baseline of the same dataset, model and seed\
+ (bench.analysis.anchored): utility retained = (U − C) / (U\\_base − C) and privacy gained =\
+ (A\\_base − A) / (A\\_base − C), each clipped to \\[0, 1\\] (U: macro-F1 of the utility model,\
+ A: macro-F1 of the attack, C: the labels' chance threshold); trade-off = retained × gained, 0\
+ for the unchanged text and for output that ignores its input. Privacy = 1 − macro-F1 of the\
+ strongest adversary (max over the adversaries run).\x20\x20
+Thesis columns (Riecker 2023, Sec. 4.2): change = privatized − baseline of the same seed; its\
+ trade-off = Δutility + Δprivacy, which rewards output that carries nothing (utility falls only\
+ to chance while privacy rises to its maximum).\x20\x20
+Bold: favourable — the anchored trade-off is above 0 beyond its interval and no seed's utility\
+ is at chance. Flag: no better than chance (utility model or adversary); such rows are kept and\
+ flagged (the thesis leaves them out).\x20\x20
+95% interval: t over n seeds; single run: bootstrap over test documents (1,000 resamples).\
+ Shown as mean ± half-width of the Student-t interval, mean ± t(0.975, n−1)·s/√n, for n ≥ 2\
+ seeds; as mean \\[lo, hi\\] for one seed's percentile bootstrap; the bare mean where there is\
+ no interval (cells from before suite 0.3.0, metrics without a bootstrap).\x20\x20
+ns: the Δ is not significantly different from 0. With n ≥ 2 seeds: the paired t interval of the\
+ per-seed differences (privatized − the baseline of the same seed, which shares its data split\
+ and model seed) contains 0; that is the interval shown. With one seed: the privatized and the\
+ baseline bootstrap intervals overlap (conservative: overlapping intervals do not prove that\
+ there is no difference); a Δ of one seed has no interval of its own, and its trade-off is not\
+ judged. Flag "no interval": one seed without bootstrap intervals, so no Δ could be judged.\x20\x20
+Adversary: the attack the privacy is read from (per seed where it differs). Privacy gained,\
+ Δprivacy and both trade-offs exist only where the privacy measurement is valid (the adversary\
+ beats chance on the unprivatized baseline); elsewhere "no valid privacy measurement" and no\
+ trade-off. n: the seeds of the row; "(privacy: k)" where the privacy columns rest on fewer of\
+ them (the seeds whose privacy measurement is valid).\x20\x20
+Warning: results from 2 suite versions (0.0.9, 0.1.0) are never pooled: their rows are labelled\
+ suite=&lt;version&gt;
 """
 
 TRADEOFF_NONE_CSV = """\
 sensitivity,mapping,mechanism,model,dataset,epsilon,attribute,adversary,suite_version,n_seeds,\
-seeds,delta_utility_mean,delta_utility_std,delta_utility_ci_lo,delta_utility_ci_hi,\
-delta_utility_significant,delta_privacy_mean,delta_privacy_std,delta_privacy_ci_lo,\
-delta_privacy_ci_hi,delta_privacy_significant,tradeoff_mean,tradeoff_std,tradeoff_ci_lo,\
-tradeoff_ci_hi,tradeoff_significant,significance_rule,favourable,privacy_valid,privacy_status,flag
-none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,lstm,0.0.9,1,0,,,,,,,,,,,,,,,,,false,,\
-unknown,no baseline
-none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.200000,0.000000,\
--0.200000,-0.200000,true,0.250000,0.070711,-0.385310,0.885310,false,0.050000,0.070711,\
--0.585310,0.685310,false,paired t,true,,unknown,
-none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,-0.025000,0.035355,\
--0.342655,0.292655,false,-0.025000,0.035355,-0.342655,0.292655,false,-0.050000,0.070711,\
--0.685310,0.585310,false,paired t,false,,unknown,
-none,none,tem,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,-0.600000,0.141421,-1.870620,\
-0.670620,false,0.400000,0.000000,0.400000,0.400000,true,-0.200000,0.141421,-1.470620,1.070620,\
-false,paired t,false,,unknown,utility ≈ chance (1/2 seeds)
-none,none,tem,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,0.000000,0.000000,0.000000,\
-0.000000,false,0.050000,0.000000,0.050000,0.050000,true,0.050000,0.000000,0.050000,0.050000,\
-true,paired t,true,,unknown,adversary ≈ chance (2/2 seeds)
+seeds,n_seeds_privacy,utility_retained_mean,utility_retained_std,utility_retained_ci_lo,\
+utility_retained_ci_hi,privacy_gained_mean,privacy_gained_std,privacy_gained_ci_lo,\
+privacy_gained_ci_hi,anchored_tradeoff_mean,anchored_tradeoff_std,anchored_tradeoff_ci_lo,\
+anchored_tradeoff_ci_hi,anchored_version,delta_utility_mean,delta_utility_std,\
+delta_utility_ci_lo,delta_utility_ci_hi,delta_utility_significant,delta_privacy_mean,\
+delta_privacy_std,delta_privacy_ci_lo,delta_privacy_ci_hi,delta_privacy_significant,\
+tradeoff_mean,tradeoff_std,tradeoff_ci_lo,tradeoff_ci_hi,tradeoff_significant,\
+significance_rule,favourable,privacy_valid,privacy_status,flag
+none,nearest,mvl,lstm,bbc(suite=0.0.9),10,entities,lstm,0.0.9,1,0,0,,,,,,,,,,,,,1,,,,,,,,,,,,,,\
+,,,false,,unknown,no baseline
+none,nearest,mvl,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,2,0.664336,0.039558,\
+0.308917,1.019754,0.650794,0.291822,-1.971122,3.272709,0.438117,0.219612,-1.535018,2.411253,1,\
+-0.200000,0.000000,-0.200000,-0.200000,true,0.250000,0.070711,-0.385310,0.885310,false,\
+0.050000,0.070711,-0.585310,0.685310,false,paired t,false,,unknown,
+none,nearest,mvl,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,2,0.961538,0.054393,\
+0.472838,1.450239,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,1,\
+-0.025000,0.035355,-0.342655,0.292655,false,-0.025000,0.035355,-0.342655,0.292655,false,\
+-0.050000,0.070711,-0.685310,0.585310,false,paired t,false,,unknown,
+none,none,tem,lstm,bbc(suite=0.1.0),1,entities,lstm,0.1.0,2,0 1,2,0.045455,0.064282,-0.532100,\
+0.623009,0.944444,0.078567,0.238544,1.650345,0.040404,0.057140,-0.472978,0.553786,1,-0.600000,\
+0.141421,-1.870620,0.670620,false,0.400000,0.000000,0.400000,0.400000,true,-0.200000,0.141421,\
+-1.470620,1.070620,false,paired t,false,,unknown,utility ≈ chance (1/2 seeds)
+none,none,tem,lstm,bbc(suite=0.1.0),10,entities,lstm,0.1.0,2,0 1,2,1.000000,0.000000,1.000000,\
+1.000000,0.126984,0.022448,-0.074702,0.328670,0.126984,0.022448,-0.074702,0.328670,1,0.000000,\
+0.000000,0.000000,0.000000,false,0.050000,0.000000,0.050000,0.050000,true,0.050000,0.000000,\
+0.050000,0.050000,true,paired t,false,,unknown,adversary ≈ chance (2/2 seeds)
 """
 
 REWRITE_ROWS = """\
@@ -116,13 +134,24 @@ def test_tradeoff_table_exact(report) -> None:
 def test_tradeoff_bold_and_flags_only_where_they_belong(report) -> None:
     _summary, out = report
     md = (out / "tables" / "tradeoff_unit_norm.md").read_text()
-    # +0.000 is not favourable (> 0 after rounding): not bold; one old seed: no interval
-    assert "| lstm | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
+    # one old seed without intervals: the anchored trade-off 0.055 is not judged (no interval)
+    assert "| lstm | 0.969 | 0.057 | 0.055 | -0.020 | +0.020 | +0.000 | 1 | no interval |" in md
     assert "**" not in md
     tex = (out / "tables" / "tradeoff_none.tex").read_text()
-    assert tex.count("\\textbf{") == 2
-    assert "\\textbf{+0.050 \\ensuremath{\\pm} 0.635 ns}" in tex
+    # the thesis trade-off is positive in two rows (+0.050), but neither anchored trade-off
+    # lies above 0 beyond its interval: nothing is bold
+    assert tex.count("+0.050 \\ensuremath{\\pm} 0.635 ns") == 1
+    assert "\\textbf{" not in tex
     assert "$$" not in tex
+
+
+def test_tradeoff_bold_is_the_anchored_tradeoff(adv_results: Path, tmp_path: Path) -> None:
+    build_report(adv_results, tmp_path / "r")
+    tex = (tmp_path / "r" / "tables" / "tradeoff_none.tex").read_text()
+    # mvl ε = 1, age: retained 0.596, gained 0.633, trade-off 0.376 ± 0.073 (above 0), while
+    # the thesis' Δutility + Δprivacy is −0.075 ± 0.318 ns
+    assert tex.count("\\textbf{") == 1
+    assert "\\textbf{0.376 \\ensuremath{\\pm} 0.073}" in tex
 
 
 def test_rewrite_table_best_per_epsilon(report) -> None:
