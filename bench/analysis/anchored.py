@@ -113,7 +113,28 @@ def _map_ci(ci: Any, f: Callable[[float], float | None]) -> tuple[float, float] 
     return (min(lo, hi), max(lo, hi))
 
 
-def cell_anchored(rec: CellRecord, base: CellRecord | None, task: str | None) -> CellAnchored:
+UTILITIES = ("model", "reference")
+"""Whose utility is anchored: the cell's own utility model, or the reference classifier of the
+``reference_utility`` measure (:mod:`bench.measures.reference_utility`)."""
+
+
+def _utility(m: CellMetrics, which: str) -> tuple[Any, Any, Any, Any]:
+    """(macro-F1, its interval, chance threshold, at chance) of the chosen utility."""
+    if which == "reference":
+        r = m.measure("reference_utility")
+        return r.get("macro_f1"), r.get("macro_f1_ci95"), r.get("chance_threshold"), \
+            r.get("chance_level")
+    u = m.utility
+    return u.macro_f1, u.macro_f1_ci95, u.chance_threshold, u.chance_level
+
+
+def has_reference(records: Any) -> bool:
+    """Whether any of the records holds the ``reference_utility`` measure."""
+    return any(r.sections.measure("reference_utility") for r in records)
+
+
+def cell_anchored(rec: CellRecord, base: CellRecord | None, task: str | None,
+                  utility: str = "model") -> CellAnchored:
     """The anchored scores of a privatized cell against the baseline of its seed.
 
     Privacy is the attribute's record as :func:`bench.analysis.privacy.select_privacy` left it
@@ -124,11 +145,11 @@ def cell_anchored(rec: CellRecord, base: CellRecord | None, task: str | None) ->
     if base is None:
         return CellAnchored(None, None)
     m, b = rec.sections, base.sections
-    cu = _chance(m, b, lambda s: s.utility.chance_threshold)
-    ub = _num(b.utility.macro_f1)
-    r = retained(_num(m.utility.macro_f1), ub, cu)
-    r_ci = _map_ci(m.utility.macro_f1_ci95, lambda u: retained(u, ub, cu)) \
-        if r is not None else None
+    u, u_ci, _c, _at = _utility(m, utility)
+    cu = _chance(m, b, lambda s: _utility(s, utility)[2])
+    ub = _num(_utility(b, utility)[0])
+    r = retained(_num(u), ub, cu)
+    r_ci = _map_ci(u_ci, lambda x: retained(x, ub, cu)) if r is not None else None
     g = g_ci = None
     if task is not None and task in m.attributes and task in b.attributes:
         p, pb = m.attribute(task), b.attribute(task)
@@ -176,16 +197,17 @@ class GroupAnchored:
                     and float(r.lo) > 0 and float(g.lo) > 0)  # type: ignore[arg-type]
 
 
-def group_anchored(g: Group, task: str | None, index: BaselineIndex[CellRecord]
-                   ) -> GroupAnchored:
+def group_anchored(g: Group, task: str | None, index: BaselineIndex[CellRecord],
+                   utility: str = "model") -> GroupAnchored:
     """:class:`GroupAnchored` of a privatized configuration; ``index`` holds the baselines
-    (:func:`bench.analysis.privacy.baseline_index`). With ``task`` None only ``retained``."""
+    (:func:`bench.analysis.privacy.baseline_index`). With ``task`` None only ``retained``.
+    ``utility``: whose utility (:data:`UTILITIES`)."""
     from bench.analysis.privacy import baseline_of
 
-    cells = [cell_anchored(r, baseline_of(r, index), task) for r in g.records]
+    cells = [cell_anchored(r, baseline_of(r, index), task, utility) for r in g.records]
     both = [c for c in cells if c.retained is not None and c.gained is not None]
     util = [c for c in cells if c.retained is not None]
-    at_chance = g.count(lambda m: m.utility.chance_level is True)
+    at_chance = g.count(lambda m: _utility(m, utility)[3] is True)
     return GroupAnchored(_stat(util, "retained"), _stat(both, "gained"),
                          stat([c.tradeoff for c in both]), len(util), len(both), at_chance,
                          _stat(both, "retained"))

@@ -32,6 +32,11 @@ def _linkage_chance(m: CellMetrics) -> Any:
 
 
 COLUMNS: tuple[tuple[str, str, Getter, Getter | None], ...] = (
+    ("ref_utility", "Reference utility (tf-idf + LR)", _at("reference_utility", "macro_f1"),
+     _at("reference_utility", "macro_f1_ci95")),
+    ("ref_utility_original", "Reference utility, original test text",
+     _at("reference_utility", "original_test_macro_f1"),
+     _at("reference_utility", "original_test_macro_f1_ci95")),
     ("recon_top1", "Reconstruction top-1", *_rate("reconstruction", "top1")),
     ("recon_top5", "Reconstruction top-5", *_rate("reconstruction", "top5")),
     ("recon_unchanged", "Unchanged (naive guess)", *_rate("reconstruction", "unchanged")),

@@ -11,6 +11,8 @@ name               what it reports                                              
 ``linkage_minilm`` the same by MiniLM-L6 sentence-embedding cosine                  text cells
 ``mia_low_fpr``    TPR at 1% and 0.1% FPR of every membership attack                cells with mia
 ``mia_rmia``       RMIA (offline reference models): AUC, TPR at 1% and 0.1% FPR     cells with mia
+``reference_       the utility task by tf-idf + logistic regression (C on dev): a    text cells
+utility``          utility no failed training moves; also on original test text
 =================  ===============================================================  ========
 
 :func:`compute_measures` runs a cell's measures (the ``measures`` stage of
@@ -19,7 +21,8 @@ name               what it reports                                              
 Example:
     >>> from bench.measures import MEASURES
     >>> sorted(MEASURES.names())
-    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'mia_rmia', 'reconstruction', 's_w']
+    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'mia_rmia', 'reconstruction',
+     'reference_utility', 's_w']
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ MEASURES.register_lazy("linkage", "bench.measures.linkage:LINKAGE")
 MEASURES.register_lazy("linkage_minilm", "bench.measures.linkage:LINKAGE_MINILM")
 MEASURES.register_lazy("mia_low_fpr", "bench.measures.mia_low_fpr:MIA_LOW_FPR")
 MEASURES.register_lazy("mia_rmia", "bench.measures.rmia:MIA_RMIA")
+MEASURES.register_lazy("reference_utility",
+                       "bench.measures.reference_utility:REFERENCE_UTILITY")
 
 
 def applicable(cell: Any, names: list[str] | tuple[str, ...]) -> list[str]:

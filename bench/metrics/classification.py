@@ -210,6 +210,11 @@ register_metric(Metric("privacy_gained", True, "(A_base - A) / (A_base - C) clip
                        "for the attack's macro-F1 A: 0 for the original text, 1 with the attack "
                        "at chance (bench.analysis.anchored)", 0.0, 1.0,
                        label="Privacy gained", kind="tradeoff"))
+register_metric(Metric("reference_retained", True, "utility_retained of the reference "
+                       "classifier (bench.measures.reference_utility)", 0.0, 1.0,
+                       label="Reference utility retained", kind="tradeoff"))
+register_metric(Metric("reference_tradeoff", True, "reference_retained * privacy_gained",
+                       0.0, 1.0, label="Reference trade-off", kind="tradeoff"))
 register_metric(Metric("anchored_tradeoff", True, "utility_retained * privacy_gained: 0 for the "
                        "identity and for output that ignores its input "
                        "(bench.analysis.anchored)", 0.0, 1.0, label="Trade-off (retained × "

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.analysis.anchored import VERSION as ANCHORED_VERSION
-from bench.analysis.anchored import GroupAnchored, group_anchored
+from bench.analysis.anchored import GroupAnchored, group_anchored, has_reference
 from bench.analysis.privacy import (
     NO_VALID,
     GroupPrivacy,
@@ -99,6 +99,13 @@ ANCHORED = ("utility_retained", "privacy_gained", "anchored_tradeoff")
 """The anchored columns (:mod:`bench.analysis.anchored`), first."""
 THESIS = ("delta_utility", "delta_privacy", "tradeoff")
 """The thesis' columns (Riecker 2023, Sec. 4.2), after them."""
+REFERENCE = ("reference_retained", "reference_tradeoff")
+"""The anchored columns of the reference classifier's utility (cells with the
+``reference_utility`` measure), between the two."""
+REFERENCE_NOTE = (
+    "Reference columns: the same anchored scores with the utility of the reference classifier "
+    "(tf-idf + logistic regression, C and penalty chosen on dev: the reference_utility "
+    "measure, docs/measures.md), which no failed training of the utility model can move.")
 
 
 def _privacy_tasks(g: Group) -> list[str]:
@@ -228,11 +235,12 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
             by_sens.setdefault(g.config.sensitivity, []).append(g)
     tables, used = [], set()
     base_index = baseline_index(r for g in groups for r in g.records)
+    ref = has_reference(r for g in groups for r in g.records)
     for sens in sorted(by_sens):
         rows, records, invalid = [], [], {}
         for g in by_sens[sens]:
             for task in _privacy_tasks(g):
-                row, record = _tradeoff_row(g, task, sens, base_index, invalid)
+                row, record = _tradeoff_row(g, task, sens, base_index, invalid, ref)
                 rows.append(row)
                 records.append(record)
         name = unique_name(f"tradeoff_{slug(sens)}", used)
@@ -242,15 +250,18 @@ def tradeoff_tables(groups: Sequence[Group], title_prefix: str = "",
                  *TRADEOFF_NOTES[1:3], interval_note(), *TRADEOFF_NOTES[4:]]
         notes += [f"{NO_VALID.capitalize()} for {ds} / {task}: {'; '.join(why)}."
                   for (ds, task), why in sorted(invalid.items())]
-        cols = [METRICS.get(k).label for k in ANCHORED + THESIS]
+        cols = [METRICS.get(k).label for k in ANCHORED + (REFERENCE if ref else ()) + THESIS]
+        if ref:
+            notes.insert(1, REFERENCE_NOTE)
         tables.append(Table(name, title, ["Mapping", "Mechanism", "Model", "Dataset", "ε",
                                           "Attribute", "Adversary", *cols, "n", "Flag"],
-                            rows, records, notes, align="llllrllrrrrrrrl", merge=4))
+                            rows, records, notes,
+                            align="llllrll" + "r" * (len(cols) + 1) + "l", merge=4))
     return tables
 
 
 def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[CellRecord]],
-                  invalid: dict[tuple[str, str], list[str]]
+                  invalid: dict[tuple[str, str], list[str]], ref: bool = False
                   ) -> tuple[list[Value], dict[str, str]]:
     """One configuration × private attribute: the table row and its CSV record. Why its
     privacy measurement is not valid goes into ``invalid`` (by dataset and attribute)."""
@@ -270,6 +281,17 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
     if gp.status == "invalid":
         an = GroupAnchored(an.retained, None, None, an.n_utility, 0, an.utility_at_chance)
     favourable = an.favourable
+    ref_values, ref_record = [], {}
+    if ref:
+        ra = group_anchored(g, task, base_index, utility="reference")
+        rt = ra.tradeoff if gp.status != "invalid" else None
+        ref_values = [Value(fmt_stat(ra.retained)),
+                      Value(NO_VALID if gp.status == "invalid" else fmt_stat(rt),
+                            bold=gp.status != "invalid" and ra.favourable)]
+        ref_record = {**_csv_stat("reference_retained", ra.retained),
+                      **_csv_stat("reference_tradeoff", rt),
+                      "reference_favourable": str(gp.status != "invalid"
+                                                  and ra.favourable).lower()}
     n = len(g.records)
     n_text = str(n)
     if dp is not None and dp.n < n:
@@ -286,6 +308,7 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
            Value(gp.adversary),
            Value(fmt_stat(an.retained)), Value(g_text),
            Value(fmt_stat(an.tradeoff), bold=favourable),
+           *ref_values,
            Value(fmt_delta(du, tu.sig)), Value(dp_text), Value(fmt_delta(to, tt.sig)),
            Value(n_text), Value(flag)]
     record = {
@@ -298,7 +321,7 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
         **_csv_stat("utility_retained", an.retained),
         **_csv_stat("privacy_gained", an.gained),
         **_csv_stat("anchored_tradeoff", an.tradeoff),
-        "anchored_version": ANCHORED_VERSION,
+        "anchored_version": ANCHORED_VERSION, **ref_record,
         **_csv_stat("delta_utility", du, tu.sig),
         **_csv_stat("delta_privacy", dp, tp.sig),
         **_csv_stat("tradeoff", to, tt.sig), "significance_rule": "; ".join(rules),

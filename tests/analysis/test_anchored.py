@@ -148,3 +148,32 @@ def test_invalid_privacy_has_no_gain() -> None:
     an = group_anchored(g, "gender", index)  # every adversary at chance on the baseline
     assert an.gained is None and an.tradeoff is None and an.n_privacy == 0
     assert an.retained is not None and an.n_utility == 2
+
+
+def test_reference_classifier_utility_is_anchored_too(tmp_path: Path) -> None:
+    """With the reference_utility measure in the cells, its utility is anchored the same way
+    and the trade-off table gains its two columns."""
+    from bench.report import build_report
+
+    folder = tmp_path / "r"
+    shutil.copytree(FIXTURE, folder)
+    ref = {"none": 0.90, "mvl": 0.60}  # chance threshold 0.30: retained (0.6 − 0.3)/(0.9 − 0.3)
+    for p in (folder / "cells").iterdir():
+        mech = json.loads((p / "spec.json").read_text())["mechanism"]["name"]
+        m = json.loads((p / "metrics.json").read_text())
+        m["measures"] = {"reference_utility": {
+            "macro_f1": ref[mech], "macro_f1_ci95": [ref[mech] - 0.05, ref[mech] + 0.05],
+            "chance_threshold": 0.30, "chance_level": False, "version": "1"}}
+        (p / "metrics.json").write_text(json.dumps(m))
+    groups, index = _load(folder)
+    g = next(g for g in groups if g.config.mechanism == "mvl" and g.config.epsilon == 1.0)
+    an = group_anchored(g, "age", index, utility="reference")
+    assert an.retained.mean == pytest.approx(0.5) and an.retained.std == pytest.approx(0.0)
+    model = group_anchored(g, "age", index)
+    assert an.gained.mean == model.gained.mean  # privacy is the same
+    assert an.tradeoff.mean == pytest.approx(0.5 * an.gained.mean)
+    build_report(folder, tmp_path / "rep")
+    md = (tmp_path / "rep" / "tables" / "tradeoff_none.md").read_text()
+    assert "| Reference utility retained | Reference trade-off |" in md
+    # ε = 1, age: 0.5 × (0.600, 0.667); favourable (its interval lies above 0): bold
+    assert "| 0.500 ± 0.000 | **0.317 ± 0.212** |" in md

@@ -36,7 +36,7 @@ def _metrics(results):
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("measures")
     out = {}
-    measures = "measures: [reconstruction, s_w, linkage, mia_low_fpr, mia_rmia]"
+    measures = "measures: [reconstruction, s_w, linkage, mia_low_fpr, mia_rmia, reference_utility]"
     for name, extra in (("with", measures),
                         ("without", "")):
         grid = base / f"{name}.yaml"
@@ -50,11 +50,15 @@ def runs(tmp_path_factory):
 
 def test_each_applicable_measure_is_in_its_cell(runs):
     for cell, m in runs["with"].items():
-        if "mech=none" in cell:  # the baseline: only the MIA measure applies
-            assert set(m["measures"]) == {"mia_low_fpr", "mia_rmia"}
+        ref = m["measures"]["reference_utility"]  # every text cell, the baseline too
+        assert 0.0 <= ref["macro_f1"] <= 1.0 and ref["penalty"] in ("l1", "l2")
+        assert ref["macro_f1_ci95"][0] <= ref["macro_f1"] <= ref["macro_f1_ci95"][1]
+        if "mech=none" in cell:  # the baseline: the MIA measures and the reference utility
+            assert set(m["measures"]) == {"mia_low_fpr", "mia_rmia", "reference_utility"}
+            assert ref["original_test_macro_f1"] == ref["macro_f1"]  # its text is the original
             continue
         assert set(m["measures"]) == {"reconstruction", "s_w", "linkage", "mia_low_fpr",
-                                      "mia_rmia"}
+                                      "mia_rmia", "reference_utility"}
         rec = m["measures"]["reconstruction"]
         assert rec["top1"]["rate"] >= max(rec["unchanged"]["rate"], rec["map_top1"]["rate"],
                                           rec["prior_top1"]["rate"])

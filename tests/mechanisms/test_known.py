@@ -14,7 +14,7 @@ from bench.mechanisms.known import KNOWN_EPSILON
 from bench.privatize import Privatizer
 from bench.results.record import validate
 
-from ._stats import N, P_MIN, chi2_pvalue
+from ._stats import P_MIN, N, chi2_pvalue
 
 
 def test_no_information_is_uniform_whatever_the_input(space):
