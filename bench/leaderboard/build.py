@@ -386,6 +386,25 @@ def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
             "measures": point_measures(g), "cells": [r.hash for r in g.records]}
 
 
+def board_power(scores: Sequence[Score | None], ranks: Sequence[int | None]
+                ) -> dict[str, Any] | None:
+    """What a board can tell apart, from the spread its entries' intervals show.
+
+    Two entries get different ranks only when their intervals do not overlap
+    (:func:`bench.analysis.stats.interval_ranks`), i.e. when their scores differ by more than
+    the sum of their half-widths; with the board's median half-width h the smallest difference
+    it ranks is about ``2h`` (``min_detectable_difference``). Also how many ranked entries share
+    rank 1. None: no entry has an interval."""
+    halves = sorted((sc.ci[1] - sc.ci[0]) / 2 for sc in scores
+                    if sc is not None and sc.ci is not None)
+    ranked = [r for r in ranks if r is not None]
+    if not halves:
+        return None
+    h = float(np.median(halves))
+    return {"median_half_width": h, "min_detectable_difference": 2 * h,
+            "n_ranked": len(ranked), "n_rank1": sum(r == 1 for r in ranked)}
+
+
 def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any]]) -> None:
     """Mark the points no other point of the board (baselines included) dominates."""
     pts = [(p["privacy"], p["utility"]) for e in entries for p in e["points"]
@@ -494,6 +513,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
             e["rank"] = r
             entries.append(e)
         _pareto(entries, baselines)
+        power = board_power([sc for _e, sc, _v in made], ranks)
         entries.sort(key=lambda e: (e["rank"] is None, e["rank"] or 0,
                                     -(e["score"] or 0.0), e["model"], e["config"]))
         bid = f"b{bi}"
@@ -506,7 +526,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         boards_json.append({"id": bid, "dataset": dataset, "utility_task": task,
                             "private_attribute": attr or None, "suite_version": suite,
                             "title": info.title, "dataset_title": info.dataset_title,
-                            "settings": info.settings,
+                            "settings": info.settings, "power": power,
                             "baselines": baselines, "entries": ids})
     problems = [p for s in sources for p in s.problems] + warnings
     problems += [w for a, _owner in audits for w in a.warnings]

@@ -348,6 +348,15 @@
     return items.length ? '<details class="settings"><summary>settings</summary><ul>' +
       items.join("") + "</ul></details>" : "";
   }
+  // What the board can tell apart (leaderboard.json boards[].power).
+  function powerText(p) {
+    if (!isObj(p) || num(p.min_detectable_difference) === null) { return ""; }
+    return ' <span class="power" title="two entries get different ranks only when their ' +
+      'intervals do not overlap: with this board&#39;s median half-width h, differences ' +
+      'below about 2h are not ranked">ranks score differences above ~' +
+      esc(f3(p.min_detectable_difference)) + "; " + esc(String(p.n_rank1)) + " of " +
+      esc(String(p.n_ranked)) + " ranked at 1</span>";
+  }
   var GROUPHTML = new Map();
   function groupHtml(bk) {
     if (!GROUPHTML.has(bk)) {
@@ -356,7 +365,8 @@
       GROUPHTML.set(bk, '<tr class="group"><th colspan="' + COLS.length + '" scope="colgroup">' +
         '<span class="btitle">' + esc(b ? boardText(b) : "entries without a board") +
         "</span>" + (common ? ' <span class="common">every configuration: ' + esc(common) +
-        "</span>" : "") + (b ? settingsList(b.settings) : "") + "</th></tr>");
+        "</span>" : "") + (b ? powerText(b.power) : "") + (b ? settingsList(b.settings) : "") +
+        "</th></tr>");
     }
     return GROUPHTML.get(bk);
   }
