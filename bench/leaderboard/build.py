@@ -394,9 +394,10 @@ def board_power(scores: Sequence[Score | None], ranks: Sequence[int | None]
     (:func:`bench.analysis.stats.interval_ranks`), i.e. when their scores differ by more than
     the sum of their half-widths; with the board's median half-width h the smallest difference
     it ranks is about ``2h`` (``min_detectable_difference``). Also how many ranked entries share
-    rank 1. None: no entry has an interval."""
-    halves = sorted((sc.ci[1] - sc.ci[0]) / 2 for sc in scores
-                    if sc is not None and sc.ci is not None)
+    rank 1. Intervals of width 0 (every seed the same, e.g. a score clipped at 0) say nothing
+    about the spread and are left out of the median. None: no entry has a wider interval."""
+    halves = sorted(h for sc in scores if sc is not None and sc.ci is not None
+                    and (h := (sc.ci[1] - sc.ci[0]) / 2) > 0)
     ranked = [r for r in ranks if r is not None]
     if not halves:
         return None

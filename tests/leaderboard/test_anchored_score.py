@@ -114,10 +114,11 @@ def test_a_real_mechanism_scores_above_the_known_answers(doc: dict) -> None:
 def test_board_states_its_power(doc: dict) -> None:
     board = next(b for b in doc["boards"] if b["private_attribute"] == "age")
     entries = [e for e in doc["entries"] if e["board"] == board["id"]]
-    halves = sorted((e["score_ci"][1] - e["score_ci"][0]) / 2 for e in entries
-                    if e["score_ci"] is not None)
+    halves = [(e["score_ci"][1] - e["score_ci"][0]) / 2 for e in entries
+              if e["score_ci"] is not None]
+    assert sorted(halves)[:2] == [0.0, 0.0]  # the known answers: left out of the median
     p = board["power"]
-    assert p["median_half_width"] == pytest.approx(halves[len(halves) // 2])  # 3 intervals
+    assert p["median_half_width"] == pytest.approx(max(halves))  # mvl's alone
     assert p["min_detectable_difference"] == pytest.approx(2 * p["median_half_width"])
     assert (p["n_ranked"], p["n_rank1"]) == (3, 1)
     gender = next(b for b in doc["boards"] if b["private_attribute"] == "gender")
@@ -132,4 +133,4 @@ def test_board_power_counts_rank_one():
     assert board_power(scores, [1, 1, 3, None]) == {
         "median_half_width": pytest.approx(0.1), "min_detectable_difference": pytest.approx(0.2),
         "n_ranked": 3, "n_rank1": 2}
-    assert board_power([None, Score(0.1, None)], [None, 1]) is None
+    assert board_power([None, Score(0.1, None), Score(0.0, (0.0, 0.0))], [None, 1, 2]) is None
