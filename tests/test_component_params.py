@@ -20,7 +20,7 @@ BOW = {"C": 1.0, "max_iter": 1000, "embedding": "glove-6b-50d", "vocab_size": 50
        "class_weight": "auto", "tune_thresholds": True, "word_features": False, "seed": 0}
 LSTM = {"hidden_size": 64, "dropout": 0.1, "lr": 0.001, "batch_size": 32, "epochs": 3,
         "max_len": 500, "pooling": "last", "class_weight": "auto", "early_stopping": True,
-        "patience": 5, "tune_thresholds": True, "select_on_dev": False,
+        "patience": 5, "tune_thresholds": True, "select_on_dev": False, "restarts": 1,
         "embedding": "glove-6b-50d", "vocab_size": 50000, "seed": 0}
 TRANSFORMER = {"epochs": 1, "lr": 2e-05, "batch_size": 32, "max_length": 128,
                "weight_decay": 0.0, "freeze_embeddings": True,

@@ -45,6 +45,7 @@ TOKENS = Limit(100_000, "tokens per text fed to the network; memory grows with i
                optional=True)
 PATIENCE = Limit(1_000, "epochs without improvement before stopping; at most the epochs "
                         "matter", 1)
+RESTARTS = Limit(100, "independent training runs per fit; each costs a whole training", 1)
 THREADS = Limit(256, "CPU threads; more than any machine's cores only adds contention", 1,
                 optional=True)
 VOCAB = Limit(2_000_000, "vocabulary words held as vectors and searched per token; GloVe 6B has "
@@ -59,8 +60,8 @@ JL_DIM = Limit(4_096, "target dimension of the projection; the projected vocabul
 
 LIMITS: dict[tuple[str, str], dict[str, Limit]] = {
     ("model", "lstm"): {"epochs": EPOCHS, "batch_size": BATCH, "hidden_size": HIDDEN,
-                        "max_len": TOKENS, "patience": PATIENCE, "num_threads": THREADS,
-                        "vocab_size": VOCAB},
+                        "max_len": TOKENS, "patience": PATIENCE, "restarts": RESTARTS,
+                        "num_threads": THREADS, "vocab_size": VOCAB},
     ("model", "transformer"): {
         "epochs": EPOCHS, "batch_size": BATCH, "patience": PATIENCE, "num_threads": THREADS,
         "max_length": Limit(512, "tokens per text; BERT's position embeddings stop at 512", 8)},

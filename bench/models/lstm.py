@@ -43,6 +43,12 @@ both get the dev split from the runner):
   (:func:`~bench.models.base.tune_thresholds`; 0.5 without dev data or dev positives), and the
   early-stopping score uses those thresholds.
 
+* ``restarts`` (default 1, a single run): with dev data, train that many times from
+  independent initialisations and keep the run with the best dev macro-F1. On the quickstart's
+  unprivatized split (BBC, 600 documents, ``epochs=20, pooling="mean"``), seed 0's single run
+  stops in a poor optimum (test macro-F1 0.442, dev 0.468) while its best of 3 reaches 0.901
+  (dev 0.902), at about 3× the training time.
+
 These are deviations from the thesis (unweighted loss, 3 fixed epochs, threshold 0.5); set
 ``class_weight=None, early_stopping=False, tune_thresholds=False`` for the version-1 behaviour.
 
@@ -132,6 +138,11 @@ class LSTMClassifier(Model):
         tune_thresholds: multilabel: per-label decision thresholds chosen on dev.
         select_on_dev: keep the epoch with the best dev macro-F1 even when ``early_stopping``
             is off (then all ``epochs`` are trained); kept for old grids.
+        restarts: train this many times from independent initialisations (the first with
+            ``seed`` itself, so ``restarts=1`` is the single run) and keep the run with the
+            best dev macro-F1 (ties: the earlier run); needs dev data (without it, one run).
+            A model selection on held-out data, so the test split stays untouched; it makes a
+            run that stalls in a poor optimum (one seed's 0.442 against 0.80–0.91) unlikely.
         embedding: public embedding name for text input.
         vocab_size: public vocabulary size for text input.
         n_classes: number of classes when the training labels miss some (1-D labels only).
@@ -148,7 +159,7 @@ class LSTMClassifier(Model):
                  batch_size: int = 32, epochs: int = 3, max_len: int | None = 500,
                  pooling: str = "last", class_weight: str | None = "auto",
                  early_stopping: bool = True, patience: int = 5, tune_thresholds: bool = True,
-                 select_on_dev: bool = False,
+                 select_on_dev: bool = False, restarts: int = 1,
                  embedding: str = DEFAULT_EMBEDDING, vocab_size: int = DEFAULT_VOCAB_SIZE,
                  n_classes: int | None = None, seed: int = 0,
                  num_threads: int | None = None) -> None:
@@ -157,7 +168,7 @@ class LSTMClassifier(Model):
         if not 0 <= dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         for key, val in (("hidden_size", hidden_size), ("batch_size", batch_size),
-                         ("epochs", epochs), ("patience", patience)):
+                         ("epochs", epochs), ("patience", patience), ("restarts", restarts)):
             if int(val) < 1:
                 raise ValueError(f"{key} must be >= 1, got {val}")
         if max_len is not None and max_len < 1:
@@ -176,6 +187,7 @@ class LSTMClassifier(Model):
         self.patience = int(patience)
         self.tune_thresholds = bool(tune_thresholds)
         self.select_on_dev = bool(select_on_dev)
+        self.restarts = int(restarts)
         self.embedding = embedding
         self.vocab_size = int(vocab_size)
         self.n_classes = n_classes
@@ -220,14 +232,49 @@ class LSTMClassifier(Model):
 
     # training ------------------------------------------------------------------------------
 
+    FITTED = ("kind_", "dim_", "labels_", "thresholds_", "net_", "device_", "best_epoch_",
+              "dev_macro_f1_", "epochs_run_")
+    """What a fit sets (kept from the best of several restarts)."""
+
+    def restart_seed(self, r: int) -> int:
+        """The seed of restart ``r`` (0: ``seed`` itself; then derived from it and ``r``)."""
+        if r == 0:
+            return self.seed
+        return int(np.random.SeedSequence([self.seed, r]).generate_state(1)[0] & 0x7FFFFFFF)
+
     def fit(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None = None,
             y_dev: np.ndarray | None = None) -> LSTMClassifier:
-        """Train with Adam: at most ``epochs`` epochs, early-stopped on dev when dev is given.
+        """Train with Adam: at most ``epochs`` epochs, early-stopped on dev when dev is given;
+        with ``restarts`` > 1 and dev data, the best of that many runs on dev.
 
         Sets ``epochs_run_`` (epochs trained), ``best_epoch_`` (the epoch whose weights were
         kept; None without dev selection), ``dev_macro_f1_`` and ``thresholds_`` (multilabel
-        with dev data and ``tune_thresholds``).
+        with dev data and ``tune_thresholds``), ``restart_`` (the run kept) and
+        ``restart_dev_macro_f1_`` (every run's dev macro-F1).
         """
+        has_dev = X_dev is not None and y_dev is not None and len(X_dev)
+        runs = self.restarts if has_dev else 1
+        t0 = time.perf_counter()
+        best, scores = None, []
+        for r in range(runs):
+            self._fit_once(X, y, X_dev, y_dev, self.restart_seed(r))
+            score = self.dev_macro_f1_
+            scores.append(None if score is None else float(score))
+            if best is None or (score is not None and score > best[0]):
+                best = (score if score is not None else -np.inf, r,
+                        {k: self.__dict__.get(k) for k in self.FITTED if k in self.__dict__})
+        if runs > 1:
+            for k in self.FITTED:
+                self.__dict__.pop(k, None)
+            self.__dict__.update(best[2])
+        self.restart_ = best[1]
+        self.restart_dev_macro_f1_ = scores
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _fit_once(self, X: Sequence[Any], y: np.ndarray, X_dev: Sequence[Any] | None,
+                  y_dev: np.ndarray | None, seed: int) -> None:
+        """One training run from the initialisation, dropout and batch order of ``seed``."""
         import torch
 
         y, info = self._check_labels(X, y, self.n_classes)
@@ -250,10 +297,10 @@ class LSTMClassifier(Model):
         select = dev is not None and (self.early_stopping or self.select_on_dev)
         tune = self.tune_thresholds and info.multilabel
         stopper = EarlyStopping(self.patience if self.early_stopping else self.epochs + 1)
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(seed)
         device = self.device_ = torch_device()  # cpu in the pinned environment
         t0 = time.perf_counter()
-        with torch_context(self.seed, self.num_threads, device):
+        with torch_context(seed, self.num_threads, device):
             net = _build_net(n_in, self.hidden_size, info.n_outputs, self.dropout, table,
                              self.pooling).to(device)
             self.net_ = net
@@ -275,11 +322,9 @@ class LSTMClassifier(Model):
                 if self._epoch_end(msg, stopper, net, dev, select, tune):
                     break
             self._training_end(epoch, stopper, net, dev, select, tune)
-        self.fit_seconds_ = time.perf_counter() - t0
-        logger.info("lstm: fitted %d documents in %.1f s (%d epochs%s)", len(seqs),
-                    self.fit_seconds_, self.epochs_run_,
-                    f", best {self.best_epoch_}" if select else "")
-        return self
+        logger.info("lstm: fitted %d documents in %.1f s (%d epochs%s, seed %d)", len(seqs),
+                    time.perf_counter() - t0, self.epochs_run_,
+                    f", best {self.best_epoch_}" if select else "", seed)
 
     def _tensors(self, seqs: list[np.ndarray], idx: np.ndarray):
         import torch

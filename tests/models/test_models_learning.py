@@ -146,3 +146,26 @@ def test_lstm_runs_on_the_device_numeric_names(monkeypatch, vectors3, kind):
     assert m.device_ == "cpu:0"
     assert {str(p.device) for p in m.net_.parameters()} == {"cpu"}
     np.testing.assert_array_equal(m.predict_proba(Xte), ref)
+
+
+def test_lstm_restarts_keep_the_best_run_on_dev(vectors3):
+    Xtr, ytr, Xte, yte = vectors3
+    Xdev, ydev = Xte[: len(Xte) // 2], yte[: len(yte) // 2]
+    params = {"epochs": 2, "lr": 1e-2, "hidden_size": 8, "seed": 5}
+    one = MODELS.create("lstm", **params).fit(Xtr, ytr, Xdev, ydev)
+    three = MODELS.create("lstm", restarts=3, **params).fit(Xtr, ytr, Xdev, ydev)
+    # run 0 is the single run itself (seed 5), bit for bit
+    assert three.restart_dev_macro_f1_[0] == one.dev_macro_f1_
+    assert len(three.restart_dev_macro_f1_) == 3
+    assert len({three.restart_seed(r) for r in range(3)}) == 3
+    assert three.dev_macro_f1_ == max(three.restart_dev_macro_f1_)
+    kept = three.restart_dev_macro_f1_.index(max(three.restart_dev_macro_f1_))  # first best
+    assert three.restart_ == kept
+    again = MODELS.create("lstm", restarts=1, **{**params, "seed": three.restart_seed(kept)})
+    np.testing.assert_array_equal(
+        again.fit(Xtr, ytr, Xdev, ydev).predict_proba(Xte), three.predict_proba(Xte))
+    # without dev data there is nothing to choose on: one run
+    nodev = MODELS.create("lstm", restarts=3, **params).fit(Xtr, ytr)
+    assert nodev.restart_dev_macro_f1_ == [None] and nodev.restart_ == 0
+    with pytest.raises(ValueError, match="restarts"):
+        MODELS.create("lstm", restarts=0)
