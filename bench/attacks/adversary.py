@@ -189,8 +189,8 @@ def adversary_needs(name: str) -> frozenset[str]:
     return needs
 
 
-def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str
-                        ) -> tuple[list[str], list[tuple[str, str]]]:
+def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str,
+                        decode: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
     """The adversaries a cell runs, and those left out with the reason.
 
     Args:
@@ -198,6 +198,9 @@ def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str
             ``model`` stands for the cell's model.
         model: the cell's model name.
         output: what privatization hands the adversaries, ``"text"`` or ``"vectors"``.
+        decode: vector output is decoded to the nearest public words for the adversaries that
+            read only text (grid setting ``decode_vectors``; :func:`reads_decoded`); one that
+            needs the mechanism's channel over words (``informed``) is still left out.
 
     Returns:
         ``(names, left_out)``: registry names in order without duplicates, and
@@ -217,12 +220,24 @@ def resolve_adversaries(setting: Sequence[str] | None, model: str, output: str
         if real in out:
             continue
         accepts = adversary_accepts(real)
-        if output not in accepts:
-            left.append((real, f"adversary {real!r} reads {' or '.join(sorted(accepts))}; this "
-                               f"cell's privatized output is {output}"))
+        if output not in accepts and not (decode and reads_decoded(real, output)):
+            why = (f"adversary {real!r} reads {' or '.join(sorted(accepts))}; this cell's "
+                   f"privatized output is {output}")
+            if decode and output == "vectors" and "text" in accepts:
+                why += " (decoded vectors have no channel over words for it)"
+            left.append((real, why))
             continue
         out.append(real)
     return out, left
+
+
+def reads_decoded(name: str, output: str) -> bool:
+    """Whether adversary ``name`` attacks a cell's ``output`` as decoded text (grid setting
+    ``decode_vectors``): the output is vectors, the adversary reads text only, and it does not
+    need the mechanism's own channel over words (the ``informed`` adversary does)."""
+    accepts = adversary_accepts(name)
+    return output == "vectors" and "vectors" not in accepts and "text" in accepts \
+        and "privatizer" not in adversary_needs(name)
 
 
 def adversary_version(name: str) -> str:

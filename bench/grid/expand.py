@@ -143,7 +143,8 @@ class _Expander:
             from bench.attacks.adversary import adversary_version, resolve_adversaries
             from bench.rewriters.base import rewritten_adversaries
 
-            names, left = resolve_adversaries(self.settings["adversaries"], model_name, output)
+            names, left = resolve_adversaries(self.settings["adversaries"], model_name, output,
+                                              bool(self.settings.get("decode_vectors")))
             if rewriter:
                 names, left = rewritten_adversaries(names, left)
             self._adversaries[key] = (

@@ -81,13 +81,17 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
 OPTIONAL_SETTINGS: dict[str, Any] = {
     "rewriter_fit_on": "public",
     "measures": [],
+    "decode_vectors": False,
 }
 """Settings keys that reach a cell (and its hash) only when a grid writes them, so that adding
 them left every earlier cell's identity unchanged; the value here is the default meaning.
 ``rewriter_fit_on``: ``public`` (a rewriter trains on a public corpus, never on the evaluated
 data) or ``private`` (on the evaluated dataset's train split; the guarantee is void).
 ``measures``: names of the measures (:mod:`bench.measures`: reconstruction, s_w, linkage,
-linkage_minilm, mia_low_fpr) added to the cells they apply to."""
+linkage_minilm, mia_low_fpr) added to the cells they apply to. ``decode_vectors``: in cells
+whose output is vectors, the adversaries that read only text attack each vector decoded to its
+nearest public word (:func:`bench.run.attacks.decode_vectors`), post-processing any attacker
+has for free; without it they are left out of such cells."""
 
 FALLBACK_MODELS: dict[str, frozenset[str]] = {
     "bow": frozenset({"text", "vectors"}),

@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bench.grid import Cell
 from bench.results import layout
 from bench.results.channels import ChannelStore
@@ -29,6 +31,28 @@ the seconds reading it took). Run-time measurements: never part of what a rerun 
 def n_classes(task: Any) -> int | None:
     """Number of classes of a single-label task; None for a multilabel one."""
     return len(task.classes) if task.kind != "multilabel" else None
+
+
+def decode_vectors(cell: Cell, splits: Any) -> tuple[list, list, list]:
+    """Every privatized vector of the splits decoded to its nearest public word, in the space
+    the mechanism ran in (after the sensitivity approach): what the ``nearest`` mapping would
+    have output. Post-processing of the mechanism's output, so it changes no guarantee, and any
+    attacker has it for free; the text adversaries attack this text in cells whose output is
+    vectors when the grid sets ``decode_vectors``."""
+    from bench.neighbors import NeighborIndex
+
+    p = inputs.privatizer(cell, seed=[cell.seed, 2])  # fitting draws nothing: its space only
+    index = NeighborIndex(p.mechanism.space)
+    words = np.asarray(p.embedding.words, dtype=object)
+    out = []
+    for part in splits:
+        lengths = np.array([len(x) for x in part], dtype=np.int64)
+        if not len(part) or not lengths.sum():
+            out.append([[] for _ in part])
+            continue
+        ids = index.search(np.concatenate([np.asarray(x) for x in part]), k=1)[0][:, 0]
+        out.append([list(t) for t in np.split(words[ids], np.cumsum(lengths)[:-1])])
+    return out[0], out[1], out[2]
 
 
 def _attack_privatizer(cell: Cell):
@@ -63,14 +87,17 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
         attribute_adversary,
         headline,
         make_adversary,
+        reads_decoded,
         resolve_adversaries,
     )
     from bench.metrics.classification import chance_level
 
     Xtr, Xdev, Xte = splits
     split = ds.splits
+    decode = bool(cell.settings.get("decode_vectors"))
     names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
-                                          cell.output)
+                                          cell.output, decode)
+    decoded: list = []  # the splits decoded to words, on first need
     if cell.has_rewriter:
         from bench.rewriters.base import rewritten_adversaries
 
@@ -96,8 +123,13 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
             adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
                                  params=cell.model_kwargs() if name == cell.model else None,
                                  **{k: provided[k] for k in needs})
+            Xa = splits
+            if decode and reads_decoded(name, cell.output):
+                if not decoded:
+                    decoded.append(decode_vectors(cell, splits))
+                Xa = decoded[0]
             res = attribute_adversary(
-                adv, Xtr, y_tr, Xte, y_te, X_dev=Xdev, y_dev=ptask.labels[split["dev"]],
+                adv, Xa[0], y_tr, Xa[2], y_te, X_dev=Xa[1], y_dev=ptask.labels[split["dev"]],
                 n_classes=n_cls, seed=cell.seed, chance=chance)
             by_adv[name] = res.metrics | {"version": adversary_version(name)}
             if costs is not None:

@@ -127,6 +127,13 @@ def test_registry_and_resolution():
     names, left = resolve_adversaries(None, "lstm", "vectors")  # privatized vectors: no words
     assert names == ["lstm"] and {n for n, _ in left} == {"lexical", "informed"}
     assert "reads text" in left[0][1]
+    # decode_vectors: the text-only adversaries read the decoded words; informed (which needs
+    # the mechanism's channel over words) is still left out, saying why
+    names, left = resolve_adversaries(None, "lstm", "vectors", decode=True)
+    assert names == ["lexical", "lstm"] and [n for n, _ in left] == ["informed"]
+    assert "no channel over words" in left[0][1]
+    assert resolve_adversaries(None, "bow", "text", decode=True) == (
+        ["lexical", "bow", "informed"], [])  # text output: nothing to decode
     names, _ = resolve_adversaries(["lexical", "model", "lexical", "bow"], "bow", "text")
     assert names == ["lexical", "bow"]
     with pytest.raises(UnknownNameError, match="did you mean 'lexical'"):
