@@ -181,22 +181,52 @@ def load(*sources: str | Path, hashes: Iterable[str] | None = None) -> pd.DataFr
     with ``utility_f1_low``/``_high``, its 95% interval, ``utility_at_chance``), per private
     attribute A: ``privacy[A]`` (1 − macro-F1 of the strongest adversary), ``adversary[A]``,
     ``privacy_valid[A]``, ``delta_privacy[A]`` and ``tradeoff[A]`` (the thesis' Δ
-    definition); ``delta_utility``; ``n_w`` and the rewrite metrics (``rouge1``, ``bleu``,
-    ``bertscore``, ...); ``mia_auc``; ``guarantee`` (text); ``seconds``; ``plugins``.
+    definition), and the scores anchored against the baseline of the same seed
+    (:mod:`bench.analysis.anchored`; privatized cells): ``utility_retained``,
+    ``privacy_gained[A]``, ``anchored_tradeoff[A]``; ``delta_utility``; ``n_w`` and the
+    rewrite metrics (``rouge1``, ``bleu``, ``bertscore``, ...); ``mia_auc``; ``guarantee``
+    (text); ``seconds``; ``plugins``.
     """
     import pandas as pd
 
     keep = set(hashes) if hashes is not None else None
     rows: list[dict[str, Any]] = []
     for src in sources or ("results",):
-        for h, spec, metrics in _read(src):
+        cells = _read(src)
+        anchored = _anchored(cells)
+        for h, spec, metrics in cells:
             if keep is None or h in keep:
-                rows.append(_row(str(src), h, spec, metrics))
+                rows.append(_row(str(src), h, spec, metrics) | anchored.get(h, {}))
     frame = pd.DataFrame(rows)
     if len(frame):
         frame = frame.sort_values(["source", "name", "hash"], kind="stable",
                                   ignore_index=True)
     return frame
+
+
+def _anchored(cells: list[tuple[str, Mapping[str, Any], Mapping[str, Any]]]
+              ) -> dict[str, dict[str, Any]]:
+    """Per privatized cell, its anchored scores against the baseline of its seed in the same
+    source (:mod:`bench.analysis.anchored`): ``utility_retained``, and per attribute A
+    ``privacy_gained[A]`` and ``anchored_tradeoff[A]`` (None where undefined)."""
+    from bench.analysis.anchored import cell_anchored
+    from bench.analysis.privacy import baseline_index, baseline_of
+    from bench.analysis.results import CellRecord
+
+    recs = [CellRecord(h, dict(spec), dict(metrics), Path(h)) for h, spec, metrics in cells]
+    index = baseline_index(recs)
+    out: dict[str, dict[str, Any]] = {}
+    for r in recs:
+        if r.is_baseline:
+            continue
+        base = baseline_of(r, index)
+        row = {"utility_retained": cell_anchored(r, base, None).retained}
+        for attr in sorted(r.sections.attributes):
+            a = cell_anchored(r, base, attr)
+            row[f"privacy_gained[{attr}]"] = a.gained
+            row[f"anchored_tradeoff[{attr}]"] = a.tradeoff
+        out[r.hash] = row
+    return out
 
 
 def _read(src: str | Path) -> Iterable[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:

@@ -39,6 +39,13 @@ def test_load_reads_a_committed_reference_one_row_per_cell():
     assert len(base) == 5 and base.epsilon.eq(float("inf")).all()
     assert base["delta_utility"].isna().all() and df["privacy[entities]"].notna().all()
     assert not df.dataset_config.str.contains("path").any()
+    # anchored per cell against its seed's baseline: mvl ε = 1 is at chance in every seed
+    mvl1 = df[(df.mechanism == "mvl") & (df.epsilon == 1.0)]
+    assert mvl1.utility_retained.eq(0.0).all() and mvl1["anchored_tradeoff[entities]"].eq(0).all()
+    assert (mvl1["tradeoff[entities]"] > 0).all()  # the thesis' sum rewards it
+    assert base["utility_retained"].isna().all()
+    priv = df[~df.baseline]
+    assert priv["anchored_tradeoff[entities]"].between(0, 1).all()
 
 
 def test_load_keeps_only_asked_hashes_and_refuses_a_missing_folder(tmp_path):

@@ -38,7 +38,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +49,6 @@ from bench.results.sections import CellMetrics
 VERSION = "1"
 """Version of the anchored scores (written into the report's CSV records)."""
 
-NO_CHANCE = "no chance level recorded"
-BASELINE_AT_CHANCE = "the unprivatized baseline's utility model is no better than chance"
 
 
 def _clip(x: float) -> float:
@@ -145,7 +143,7 @@ def cell_anchored(rec: CellRecord, base: CellRecord | None, task: str | None,
     if base is None:
         return CellAnchored(None, None)
     m, b = rec.sections, base.sections
-    u, u_ci, _c, _at = _utility(m, utility)
+    u, u_ci, *_ = _utility(m, utility)
     cu = _chance(m, b, lambda s: _utility(s, utility)[2])
     ub = _num(_utility(b, utility)[0])
     r = retained(_num(u), ub, cu)
@@ -225,16 +223,3 @@ def anchored_points(g: Group, task: str, index: BaselineIndex[CellRecord]
 
     out = [cell_anchored(r, baseline_of(r, index), task) for r in g.records]
     return [c for c in out if c.retained is not None and c.gained is not None]
-
-
-def describe() -> Mapping[str, str]:
-    """One line per anchored score, for notes under tables and on pages."""
-    return {
-        "retained": "utility retained = (U − C) / (U_base − C), clipped to [0, 1]: 0 at chance "
-                    "(C: the utility labels' chance threshold), 1 at the unprivatized baseline",
-        "gained": "privacy gained = (A_base − A) / (A_base − C), clipped to [0, 1], A the "
-                  "attack's macro-F1: 0 for the original text, 1 with the attack at chance",
-        "tradeoff": "trade-off = retained × gained: 0 for the identity and for output that "
-                    "ignores its input, 1 only when all utility is kept and the attack is at "
-                    "chance",
-    }
