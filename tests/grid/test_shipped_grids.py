@@ -52,6 +52,7 @@ def test_shipped_grid_documents_every_key(path):
 def test_shipped_grid_counts():
     counts = {p.stem: (len(shipped(p).cells), len(shipped(p).skipped)) for p in SHIPPED}
     assert counts["smoke"] == (3, 1)
+    assert counts["anchors"] == (27, 0)  # 3 baselines + 3 seeds × (2 mechanisms × 3 ε + 2)
     assert counts["quickstart"] == (45, 0)
     assert counts["thesis_reference"] == (410, 0)
     assert counts["thesis_transformer"] == (11, 0)
