@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,10 @@ def _refusal(spec: Any) -> str | None:
         why = _baseline_refusal(spec, parts)
         if why:
             return why
+    elif mech in _known_epsilon():  # a known answer carries its own ε (and sens/map none)
+        why = _known_answer_refusal(spec, parts, _known_epsilon()[mech])
+        if why:
+            return why
     else:
         eps = p.epsilon(spec.get("epsilon"), "epsilon")
         p.probe_epsilons = (*PROBE_EPSILONS, eps)
@@ -108,6 +113,26 @@ def _refusal(spec: Any) -> str | None:
     if "rewriter" in parts:
         _check_rewriter(p, parts["rewriter"], ds, m, mp)
     return None
+
+
+def _known_epsilon() -> dict[str, float]:
+    from bench.mechanisms.known import KNOWN_EPSILON
+
+    return KNOWN_EPSILON
+
+
+def _known_answer_refusal(spec: Mapping[str, Any], parts: dict[str, tuple[str, dict]],
+                          eps: float) -> str | None:
+    """A known-answer cell as the grid expander writes it (:mod:`bench.mechanisms.known`):
+    its own ε, sensitivity and mapping ``none``."""
+    want = "inf" if math.isinf(eps) else eps
+    got = spec.get("epsilon")
+    if got != want or isinstance(got, bool):
+        return f"epsilon: a {parts['mechanism'][0]} cell's is {want!r}, got {got!r}"
+    for key in ("sensitivity", "mapping"):
+        if parts[key][0] != "none":
+            return f"{key}: a known answer has {key} none, got {parts[key][0]!r}"
+    return None  # the components' parameters are checked as every cell's
 
 
 def _baseline_refusal(spec: Mapping[str, Any], parts: dict[str, tuple[str, dict]]) -> str | None:

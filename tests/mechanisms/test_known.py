@@ -2,6 +2,7 @@
 the privatizer's pass-through for identity, one cell per dataset × model × seed in a grid, and
 the results reader's rule for their ε."""
 
+import json
 import math
 
 import numpy as np
@@ -112,3 +113,24 @@ def _spec(mech: str, eps) -> dict:
 def test_results_reader_accepts_only_a_known_answers_own_epsilon(mech, eps, ok):
     why = validate(_spec(mech, eps), {})
     assert (why is None or "epsilon" not in why) == ok, why
+
+
+def test_stored_specs_of_known_answers_pass_only_as_the_expander_writes_them(tmp_path):
+    from bench.grid.stored import spec_refusal
+
+    grid = tmp_path / "g.yaml"
+    grid.write_text("""
+axes:
+  dataset: [{name: bbc, subsample: 60}]
+  model: [bow]
+  mechanism: [identity, no_information]
+  epsilon: [1]
+  seed: [0]
+""")
+    cells = {c.mechanism: c for c in load_grid(grid).cells}
+    for name in ("identity", "no_information"):
+        spec = json.loads(json.dumps(cells[name].spec(), default=str))
+        assert spec_refusal(spec) is None, name
+        assert "epsilon" in spec_refusal({**spec, "epsilon": 1.0})
+        other = {**spec, "sensitivity": {**spec["sensitivity"], "name": "unit_norm"}}
+        assert "sensitivity" in spec_refusal(other)
