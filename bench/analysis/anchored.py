@@ -179,6 +179,11 @@ class GroupAnchored:
     retained_paired: Stat | None = None
     """Utility retained over the seeds of ``gained`` (the favourable rule pairs them)."""
 
+    def without_privacy(self) -> GroupAnchored:
+        """The same utility with no privacy columns (an invalid privacy measurement)."""
+        return GroupAnchored(self.retained, None, None, self.n_utility, 0,
+                             self.utility_at_chance)
+
     @property
     def favourable(self) -> bool:
         """Whether the trade-off is above 0 beyond its interval, with no seed's utility at
@@ -195,14 +200,24 @@ class GroupAnchored:
                     and float(r.lo) > 0 and float(g.lo) > 0)  # type: ignore[arg-type]
 
 
-def group_anchored(g: Group, task: str | None, index: BaselineIndex[CellRecord],
-                   utility: str = "model") -> GroupAnchored:
-    """:class:`GroupAnchored` of a privatized configuration; ``index`` holds the baselines
-    (:func:`bench.analysis.privacy.baseline_index`). With ``task`` None only ``retained``.
-    ``utility``: whose utility (:data:`UTILITIES`)."""
+def anchored_cells(g: Group, task: str | None, index: BaselineIndex[CellRecord],
+                   utility: str = "model") -> list[CellAnchored]:
+    """:func:`cell_anchored` of every cell of ``g`` (seed order) against its seed's baseline in
+    ``index`` (:func:`bench.analysis.privacy.baseline_index`)."""
     from bench.analysis.privacy import baseline_of
 
-    cells = [cell_anchored(r, baseline_of(r, index), task, utility) for r in g.records]
+    return [cell_anchored(r, baseline_of(r, index), task, utility) for r in g.records]
+
+
+def group_anchored(g: Group, task: str | None, index: BaselineIndex[CellRecord],
+                   utility: str = "model", cells: list[CellAnchored] | None = None
+                   ) -> GroupAnchored:
+    """:class:`GroupAnchored` of a privatized configuration; ``index`` holds the baselines
+    (:func:`bench.analysis.privacy.baseline_index`). With ``task`` None only ``retained``.
+    ``utility``: whose utility (:data:`UTILITIES`); ``cells``: :func:`anchored_cells` of the
+    same arguments when the caller has them already."""
+    if cells is None:
+        cells = anchored_cells(g, task, index, utility)
     both = [c for c in cells if c.retained is not None and c.gained is not None]
     util = [c for c in cells if c.retained is not None]
     at_chance = g.count(lambda m: _utility(m, utility)[3] is True)
@@ -213,13 +228,3 @@ def group_anchored(g: Group, task: str | None, index: BaselineIndex[CellRecord],
 
 def _stat(cells: list[CellAnchored], what: str) -> Stat | None:
     return stat([getattr(c, what) for c in cells], [getattr(c, f"{what}_ci") for c in cells])
-
-
-def anchored_points(g: Group, task: str, index: BaselineIndex[CellRecord]
-                    ) -> list[CellAnchored]:
-    """The cells of ``g`` that have both anchored values, in seed order (the leaderboard's
-    per-seed points)."""
-    from bench.analysis.privacy import baseline_of
-
-    out = [cell_anchored(r, baseline_of(r, index), task) for r in g.records]
-    return [c for c in out if c.retained is not None and c.gained is not None]

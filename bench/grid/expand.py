@@ -113,6 +113,7 @@ class _Expander:
         self._cell_settings = {k: v for k, v in settings.items() if k != "models"}
         self._settings_for: dict[str, FrozenDict] = {}
         self._mappings: dict[str, Entry] = {}
+        self._known_axes: tuple[Entry, Entry] | None = None
         self._adversaries: dict[tuple[str, str, bool], tuple[str, list]] = {}
         self.datasets: dict[tuple[str, FrozenDict], Entry] = {}
         self.models: dict[tuple[str, FrozenDict], Entry] = {}
@@ -181,12 +182,11 @@ class _Expander:
         eps = getattr(mech.extra, "cell_epsilon", None)
         if not getattr(mech.extra, "known_answer", "") or eps is None:
             return None
-        key = "known_answer"
-        if key not in self._mappings:
-            self._mappings[key] = self.p.named("mapping", "none", "axes.mapping (known answer)")
-            self._mappings["known_answer_sens"] = self.p.named(
-                "sensitivity", "none", "axes.sensitivity (known answer)")
-        return self._mappings["known_answer_sens"], self._mappings[key], float(eps)
+        if self._known_axes is None:
+            self._known_axes = (
+                self.p.named("sensitivity", "none", "axes.sensitivity (known answer)"),
+                self.p.named("mapping", "none", "axes.mapping (known answer)"))
+        return (*self._known_axes, float(eps))
 
     def make(self, ds: Entry, model: Entry, mech: Entry, sens: Entry, mapping: Entry,
              rw: Entry, eps: float, seed: int) -> tuple[Cell, str]:

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -96,8 +95,8 @@ def _refusal(spec: Any) -> str | None:
         why = _baseline_refusal(spec, parts)
         if why:
             return why
-    elif mech in _known_epsilon():  # a known answer carries its own ε (and sens/map none)
-        why = _known_answer_refusal(spec, parts, _known_epsilon()[mech])
+    elif _stored_epsilon(mech) is not None:  # a known answer: its own ε, sens/map none
+        why = _known_answer_refusal(spec, parts, _stored_epsilon(mech))
         if why:
             return why
     else:
@@ -115,17 +114,16 @@ def _refusal(spec: Any) -> str | None:
     return None
 
 
-def _known_epsilon() -> dict[str, float]:
-    from bench.mechanisms.known import KNOWN_EPSILON
+def _stored_epsilon(mech: str) -> float | str | None:
+    from bench.mechanisms.known import stored_epsilon
 
-    return KNOWN_EPSILON
+    return stored_epsilon(mech)
 
 
 def _known_answer_refusal(spec: Mapping[str, Any], parts: dict[str, tuple[str, dict]],
-                          eps: float) -> str | None:
+                          want: float | str) -> str | None:
     """A known-answer cell as the grid expander writes it (:mod:`bench.mechanisms.known`):
-    its own ε, sensitivity and mapping ``none``."""
-    want = "inf" if math.isinf(eps) else eps
+    its own ε (``want``, as stored), sensitivity and mapping ``none``."""
     got = spec.get("epsilon")
     if got != want or isinstance(got, bool):
         return f"epsilon: a {parts['mechanism'][0]} cell's is {want!r}, got {got!r}"

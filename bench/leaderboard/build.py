@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import bench
-from bench.analysis.anchored import GroupAnchored, anchored_points, group_anchored
+from bench.analysis.anchored import CellAnchored, anchored_cells, group_anchored
 from bench.analysis.audits import NOT_AUDITED, AuditSet, load_audits
 from bench.analysis.baseline import BaselineIndex
 from bench.analysis.guarantees import describe_guarantee
@@ -99,11 +99,12 @@ ANCHORED_BASE = Point((0.0,), (1.0,))
 It covers no area, so an entry's score is the hypervolume of its own anchored points."""
 
 
-def _anchored_point(g: Group, task: str, index: BaselineIndex[CellRecord]) -> Point | None:
+def _anchored_point(cells: list[CellAnchored]) -> Point | None:
     """The :class:`Point` of one ε in the anchored plane (privacy gained, utility retained;
-    :mod:`bench.analysis.anchored`), each seed against the baseline of its seed; None where no
-    seed has both values (no chance level recorded, no baseline)."""
-    cells = anchored_points(g, task, index)
+    :mod:`bench.analysis.anchored`) from its cells' :func:`~bench.analysis.anchored.
+    anchored_cells`; None where no seed has both values (no chance level recorded, no
+    baseline)."""
+    cells = [c for c in cells if c.retained is not None and c.gained is not None]
     if not cells:
         return None
     one = cells[0] if len(cells) == 1 else None
@@ -307,9 +308,10 @@ def _entry(board: _Board, row: Row, opts: _Options,
     index = baseline_index(r for b in board.baselines for r in b.records())
     for k, (eps, g) in enumerate(sorted(row.by_eps.items())):
         pt, gp = _point(g, attr)
-        an = group_anchored(g, attr or None, index)
+        cells = anchored_cells(g, attr or None, index)
+        an = group_anchored(g, attr or None, index, cells=cells)
         if gp.status == "invalid":
-            an = GroupAnchored(an.retained, None, None, an.n_utility, 0, an.utility_at_chance)
+            an = an.without_privacy()
         ra, ra_ci = _stat_json(an.retained)
         ga, ga_ci = _stat_json(an.gained)
         ta, ta_ci = _stat_json(an.tradeoff)
@@ -326,7 +328,7 @@ def _entry(board: _Board, row: Row, opts: _Options,
             "mia": _mia(g), "measures": point_measures(g), "audit": audits[k],
             "cells": _cells_json(g, opts.copies, opts.keys)})
         points.append(pt)
-        anchored.append(_anchored_point(g, attr, index) if attr != NO_ATTRIBUTE else None)
+        anchored.append(_anchored_point(cells) if attr != NO_ATTRIBUTE else None)
         flags.append(gp.status)
     base = _baseline_for(board, row)
     base_pt, base_invalid = None, False

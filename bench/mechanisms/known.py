@@ -175,3 +175,12 @@ class Constant(KnownAnswer):
 KNOWN_EPSILON: dict[str, float] = {c.name: c.cell_epsilon for c in (Identity, NoInformation,
                                                                       Constant)}
 """The ε each known answer's cells carry (the results reader accepts no other)."""
+
+
+def stored_epsilon(name: str) -> float | str | None:
+    """How a known answer's cells store their ε in ``spec.json`` (``"inf"`` for ∞), the one
+    value the results reader and the spec check accept; None: not a known answer."""
+    eps = KNOWN_EPSILON.get(name)
+    if eps is None:
+        return None
+    return "inf" if math.isinf(eps) else eps

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.analysis.anchored import VERSION as ANCHORED_VERSION
-from bench.analysis.anchored import GroupAnchored, group_anchored, has_reference
+from bench.analysis.anchored import group_anchored, has_reference
 from bench.analysis.privacy import (
     NO_VALID,
     GroupPrivacy,
@@ -279,7 +279,7 @@ def _tradeoff_row(g: Group, task: str, sens: str, base_index: Mapping[str, list[
         flag = "; ".join(x for x in (flag, "no interval") if x)
     an = group_anchored(g, task, base_index)
     if gp.status == "invalid":
-        an = GroupAnchored(an.retained, None, None, an.n_utility, 0, an.utility_at_chance)
+        an = an.without_privacy()
     favourable = an.favourable
     ref_values, ref_record = [], {}
     if ref:

@@ -169,15 +169,15 @@ def _walk(x: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield path, x
 
 
-def _known_epsilon(spec: Mapping[str, Any]) -> float | None:
-    """The ε a known-answer mechanism's cells carry (None: not a known answer)."""
+def _known_epsilon(spec: Mapping[str, Any]) -> float | str | None:
+    """The ε a known-answer mechanism's cells store (None: not a known answer)."""
     mech = spec.get("mechanism")
     name = mech.get("name") if isinstance(mech, dict) else None
     if not isinstance(name, str):
         return None
-    from bench.mechanisms.known import KNOWN_EPSILON
+    from bench.mechanisms.known import stored_epsilon
 
-    return KNOWN_EPSILON.get(name)
+    return stored_epsilon(name)
 
 
 def _spec_problem(spec: Mapping[str, Any]) -> str | None:
@@ -191,10 +191,9 @@ def _spec_problem(spec: Mapping[str, Any]) -> str | None:
     eps = spec.get("epsilon")
     known = _known_epsilon(spec)
     if known is not None:  # a known answer carries its own ε (bench.mechanisms.known)
-        if eps != ("inf" if math.isinf(known) else known) or isinstance(eps, bool):
+        if eps != known or isinstance(eps, bool):
             return (f"{S}: epsilon {eps!r} on the known-answer mechanism "
-                    f"{spec['mechanism']['name']!r}: its cells carry epsilon "
-                    f"{'inf' if math.isinf(known) else known!r}")
+                    f"{spec['mechanism']['name']!r}: its cells carry epsilon {known!r}")
         eps = "known"
     if not (eps in ("inf", "known") or (isinstance(eps, (int, float))
                                         and not isinstance(eps, bool)

@@ -39,10 +39,12 @@ def decode_vectors(cell: Cell, splits: Any) -> tuple[list, list, list]:
     have output. Post-processing of the mechanism's output, so it changes no guarantee, and any
     attacker has it for free; the text adversaries attack this text in cells whose output is
     vectors when the grid sets ``decode_vectors``."""
+    from bench.mapping import MAPPINGS
     from bench.neighbors import NeighborIndex
 
     p = inputs.privatizer(cell, seed=[cell.seed, 2])  # fitting draws nothing: its space only
     index = NeighborIndex(p.mechanism.space)
+    nearest = MAPPINGS.create("nearest")
     words = np.asarray(p.embedding.words, dtype=object)
     out = []
     for part in splits:
@@ -50,7 +52,7 @@ def decode_vectors(cell: Cell, splits: Any) -> tuple[list, list, list]:
         if not len(part) or not lengths.sum():
             out.append([[] for _ in part])
             continue
-        ids = index.search(np.concatenate([np.asarray(x) for x in part]), k=1)[0][:, 0]
+        ids = nearest.map(np.concatenate([np.asarray(x) for x in part]), index, None)
         out.append([list(t) for t in np.split(words[ids], np.cumsum(lengths)[:-1])])
     return out[0], out[1], out[2]
 
@@ -92,7 +94,6 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
     )
     from bench.metrics.classification import chance_level
 
-    Xtr, Xdev, Xte = splits
     split = ds.splits
     decode = bool(cell.settings.get("decode_vectors"))
     names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
