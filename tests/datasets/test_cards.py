@@ -28,8 +28,8 @@ def test_every_card_is_complete(name: str) -> None:
     assert roles.count("utility") == 1
 
 
-@pytest.mark.parametrize("name", ["bbc", "conventions", "rt", "debates2016", "news_outlets"],
-                         ids=str)
+@pytest.mark.parametrize("name", ["bbc", "conventions", "rt", "debates2016", "news_outlets",
+                                  "spam_assassin", "sotu"], ids=str)
 def test_embedded_expected_size_matches_loaded(name: str) -> None:
     card = DATASETS.get(name).card
     size = len(load_dataset(name))
@@ -50,7 +50,8 @@ def test_ls_table_and_details() -> None:
     assert "Licence:** MIT" in details
 
 
-@pytest.mark.parametrize("name", [n for n in DATASETS.names() if DATASETS.get(n).embedded],
+@pytest.mark.parametrize("name", [n for n in DATASETS.names()
+                                  if DATASETS.get(n).embedded or DATASETS.get(n).card.fetched],
                          ids=str)
 def test_every_embedded_privacy_task_has_a_measured_baseline(name: str) -> None:
     card = DATASETS.get(name).card
