@@ -274,7 +274,7 @@ def repair_files(results: Path, report: VerifyReport) -> None:
     for h in report.done:
         spec = read_spec(results, h)
         if is_baseline(spec):
-            baselines.add(spec, None, h)
+            baselines.add(spec, None, h, hash=h)
     for h, cell, spec in sorted(todo, key=lambda t: not t[1].is_baseline):
         base = None if cell.is_baseline else baselines.find(spec)
         res = run_cell(cell, results, spec.get("dataset_hash"), base)
@@ -283,7 +283,7 @@ def repair_files(results: Path, report: VerifyReport) -> None:
             report.done.append(h)
             del report.damaged[h]
             if cell.is_baseline:
-                baselines.add(spec, None, h)
+                baselines.add(spec, None, h, hash=h)
         else:
             report.actions.append(f"recomputing {h} ({cell.name}) {res.status}: {res.error}")
             del report.damaged[h]

@@ -161,7 +161,7 @@ def baseline_index(cells: Iterable[CellRecord]) -> BaselineIndex[CellRecord]:
     index: BaselineIndex[CellRecord] = BaselineIndex()
     for r in cells:
         if r.is_baseline:
-            index.add(r.spec, r.dataset_hash, r, r.suite_version)
+            index.add(r.spec, r.dataset_hash, r, r.suite_version, hash=r.hash)
     return index
 
 

@@ -497,7 +497,9 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
             rewriter = _label("rewriter", *d["rewriter"], varying["rewriter"].get(
                 d["rewriter"][0], set()))
             labels["mapping"] = f"{labels['mapping']} → {rewriter}"
-        ident = _canon({k: [d[k][0], d[k][1]] for k in d} | {"epsilon": fmt_eps(eps)})
+        versions = hashed_versions(r.spec)
+        ident = _canon({k: [d[k][0], d[k][1]] for k in d} | {"epsilon": fmt_eps(eps)}
+                       | ({"versions": versions} if versions else {}))
         cfg = Config(labels["dataset"], labels["model"], labels["sensitivity"],
                      labels["mechanism"], labels["mapping"], eps, ident, r.suite_version,
                      rewriter, r.is_baseline)
@@ -507,6 +509,40 @@ def group_cells(cells: Iterable[CellRecord]) -> tuple[list[Group], list[str]]:
                             f"configuration and seed {r.seed}; only the first is reported")
             continue
         g.records.append(r)
+    _tell_apart(groups)
     for w in warnings:
         logger.warning(w)
     return sorted(groups.values(), key=lambda g: g.config.order), warnings
+
+
+VERSIONED = ("adversaries", "measures", "metrics")
+"""The spec's hashed ``name=version`` lists of what a cell computes besides its components."""
+
+
+def hashed_versions(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's :data:`VERSIONED` lists that it has: part of a configuration's identity, as
+    they are of the cell's hash (issue 48: two cells differing only in them were pooled as one
+    configuration and seed, and one silently replaced the other)."""
+    return {k: spec[k] for k in VERSIONED if spec.get(k) is not None}
+
+
+def _tell_apart(groups: dict[str, Group]) -> None:
+    """Configurations whose labels are equal although their identities differ in
+    :func:`hashed_versions` alone get those versions in their mechanism label, so that no two
+    rows look the same."""
+    from dataclasses import replace
+
+    seen: dict[tuple, list[str]] = {}
+    for ident, g in groups.items():
+        c = g.config
+        seen.setdefault((c.dataset, c.model, c.sensitivity, c.mechanism, c.mapping,
+                         fmt_eps(c.epsilon), c.suite_version, c.rewriter, c.baseline),
+                        []).append(ident)
+    for idents in seen.values():
+        if len(idents) < 2:
+            continue
+        for ident in idents:
+            g = groups[ident]
+            v = hashed_versions(g.records[0].spec)
+            tag = "; ".join(f"{k} {v[k]}" for k in VERSIONED if k in v) or "no versions"
+            g.config = replace(g.config, mechanism=f"{g.config.mechanism} [{tag}]")

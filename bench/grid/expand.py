@@ -102,6 +102,58 @@ def _same(a: Any, b: Any) -> bool:
 
 
 
+def with_measures(cell: Cell, names: list[str] | tuple[str, ...] | None) -> Cell:
+    """``cell`` with the ``name=version`` of the measures among ``names`` (a grid's
+    ``settings.measures``) that apply to it among its versions (hashed; none: the key is absent
+    and the identity unchanged)."""
+    if not names:
+        return cell
+    from bench.measures import applicable, measure_versions
+
+    names = applicable(cell, list(names))
+    if not names:
+        return cell
+    return replace(cell, versions=freeze({**cell.versions, "measures": measure_versions(names)}))
+
+
+def baseline_adversaries(settings: Any, model: str) -> str:
+    """``"name=version,..."`` of the adversaries a baseline of ``model`` runs under the cell
+    settings ``settings`` (its text is the unprivatized text)."""
+    from bench.attacks.adversary import adversary_version, resolve_adversaries
+
+    names, _ = resolve_adversaries(settings.get("adversaries"), model, "text",
+                                   bool(settings.get("decode_vectors")))
+    return ",".join(f"{n}={adversary_version(n)}" for n in names)
+
+
+def make_baseline(dataset: str, dataset_config: FrozenDict, dataset_version: Any, model: str,
+                  model_params: FrozenDict, model_version: Any, seed: int, settings: FrozenDict,
+                  adversaries: str | None = None) -> Cell:
+    """The unprivatized cell (mechanism ``none``, ε = ∞) of a dataset x model x seed under the
+    cell settings ``settings``: the one construction the grid's expansion and
+    :func:`baseline_cell` share."""
+    versions = {"dataset": dataset_version, "model": model_version,
+                "adversaries": adversaries if adversaries is not None
+                else baseline_adversaries(settings, model)}
+    cell = Cell(dataset, dataset_config, model, model_params, BASELINE, FrozenDict(),
+                "none", FrozenDict(), "none", FrozenDict(), math.inf, seed, settings,
+                freeze({k: v for k, v in versions.items() if v is not None}))
+    return with_measures(cell, settings.get("measures"))
+
+
+def baseline_cell(cell: Cell) -> Cell:
+    """The baseline a privatized cell is compared with, exactly as the grid expands it: its
+    dataset, model and seed under its settings, with the adversaries and measures (and their
+    versions) a baseline runs. Its hash (:func:`~bench.grid.cell.cell_hash` with the cell's
+    dataset content hash) names the one baseline cell the runner, ``bench verify --repair``,
+    the report and the leaderboard pair the cell with. A baseline is its own."""
+    if cell.is_baseline:
+        return cell
+    return make_baseline(cell.dataset, cell.dataset_config, cell.versions.get("dataset"),
+                         cell.model, cell.model_params, cell.versions.get("model"), cell.seed,
+                         cell.settings)
+
+
 class _Expander:
     """Builds cells from checked entries, caching what is shared between cells (per-model
     settings, natural mappings, adversary sets) and remembering each dataset and model entry
@@ -154,26 +206,14 @@ class _Expander:
 
     def baseline(self, ds: Entry, model: Entry, seed: int) -> tuple[Cell, str]:
         """The unprivatized cell of a dataset x model x seed, and its skip reason."""
-        advs, _ = self.adversaries_for(model.name, "text")
-        cell = Cell(ds.name, ds.params, model.name, model.params, BASELINE, FrozenDict(),
-                    "none", FrozenDict(), "none", FrozenDict(), math.inf, seed,
-                    self.settings_for(model.name),
-                    freeze({"dataset": ds.version, "model": model.version, "adversaries": advs}))
-        return self.with_measures(cell), ds.extra
+        cell = make_baseline(ds.name, ds.params, ds.version, model.name, model.params,
+                             model.version, seed, self.settings_for(model.name),
+                             self.adversaries_for(model.name, "text")[0])
+        return cell, ds.extra
 
     def with_measures(self, cell: Cell) -> Cell:
-        """``cell`` with the ``name=version`` of the grid's measures that apply to it among its
-        versions (hashed; none: the key is absent and the identity unchanged)."""
-        names = self.settings.get("measures") or []
-        if not names:
-            return cell
-        from bench.measures import applicable, measure_versions
-
-        names = applicable(cell, names)
-        if not names:
-            return cell
-        return replace(cell, versions=freeze({**cell.versions,
-                                               "measures": measure_versions(names)}))
+        """:func:`with_measures` with the grid's measures."""
+        return with_measures(cell, self.settings.get("measures"))
 
     def known_answer(self, mech: Entry) -> tuple[Entry, Entry, float] | None:
         """(sensitivity, mapping, ε) of a known-answer mechanism's cells

@@ -268,7 +268,7 @@ def _baseline_for(board: _Board, row: Row) -> Row | None:
     index: BaselineIndex[int] = BaselineIndex()
     for i, b in enumerate(board.baselines):
         for r in b.records():
-            index.add(r.spec, r.dataset_hash, i, r.suite_version)
+            index.add(r.spec, r.dataset_hash, i, r.suite_version, hash=r.hash)
     found = Counter(i for r in row.records()
                     if (i := index.find(r.spec, r.dataset_hash, r.suite_version)) is not None)
     return board.baselines[min(found, key=lambda i: (-found[i], i))] if found else None
@@ -444,7 +444,8 @@ def _verify(made_all: list[list[tuple]], copies: dict[str, MergedCell], n: int,
                 rng = _stream(seed, [e["dataset"], e["model"], e["config"], e["suite_version"]])
                 chosen = sorted(rng.choice(hashes, size=min(n, len(hashes)), replace=False)
                                 ) if hashes else []
-                e["verification"] = entry_verification([rc.check(str(h)) for h in chosen])
+                checks = {c.hash: c for h in chosen for c in rc.checks(str(h))}
+                e["verification"] = entry_verification(list(checks.values()))
     return sorted({s for c in rc.checked.values() for s in c.refuted})
 
 

@@ -9,8 +9,11 @@ For every entry, ``N`` of its cells are chosen at random (a generator seeded wit
 ``--verify-seed`` -- by default a fresh seed from the operating system's randomness -- and the
 entry's identity; the seed is recorded, so the choice is repeatable afterwards, and a
 submitter cannot know in advance which cells will be checked) and recomputed in a temporary
-folder (a privatized cell's baseline is written in for its deltas). Each copy of a recomputed
-cell is then compared with the result, every metric bit for bit (run times aside):
+folder. A privatized cell's baseline -- the cell of its exact hash, never a look-alike -- is
+recomputed and checked first, and counts among the entry's checks: a forged baseline moves
+every score resting on it, so it is verified like the cells themselves. Each copy of a
+recomputed cell is then compared with the result, every metric bit for bit (run times
+aside):
 
 * equal: the copy is confirmed.
 * different, and the copy was computed on this process's numeric platform: the copy is
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.analysis.baseline import BaselineIndex, is_baseline
+from bench.analysis.baseline import BaselineIndex, expected_baseline_hash, is_baseline
 from bench.leaderboard.merge import MergedCell, platform_of
 from bench.verify import recompute_refusal
 
@@ -76,16 +79,34 @@ class Recomputer:
         self.work = work
         self.platform = platform()
         self.checked: dict[str, CellCheck] = {}
+        self.recomputed: set[str] = set()
+        """Cells recomputed into ``work`` (their results are the suite's own)."""
         self.baselines: BaselineIndex[str] = BaselineIndex()  # the one pairing rule
         for h, m in cells.items():
             if isinstance(m.spec, dict) and is_baseline(m.spec):
-                self.baselines.add(m.spec, None, h)
+                self.baselines.add(m.spec, None, h, hash=h)
 
     def check(self, h: str) -> CellCheck:
-        """The recomputation of cell ``h`` (computed once, then remembered)."""
+        """The recomputation of cell ``h`` (computed once, then remembered). A privatized
+        cell's baseline -- the one of its exact hash (:func:`bench.analysis.baseline.
+        expected_baseline_hash`) -- is recomputed first and checked like any cell; the
+        privatized cell's deltas are then computed against the recomputed baseline (against
+        the submitted one only where the baseline could not be recomputed)."""
         if h not in self.checked:
             self.checked[h] = self._check(h)
         return self.checked[h]
+
+    def checks(self, h: str) -> list[CellCheck]:
+        """The checks an entry's chosen cell ``h`` stands on: its own, and its baseline's
+        (issue 48: a forged baseline moved every score resting on it while each privatized
+        cell was bit-exact)."""
+        out = [self.check(h)]
+        m = self.cells.get(h)
+        bh = None if m is None or not isinstance(m.spec, dict) or is_baseline(m.spec) \
+            else self.baselines.find(m.spec)
+        if bh is not None and bh != h:
+            out.append(self.check(bh))
+        return out
 
     def _why_not(self, spec: dict[str, Any]) -> str | None:
         if not self.platform.get("pinned"):
@@ -113,12 +134,18 @@ class Recomputer:
             return CellCheck(h, "differs", "its spec does not hash to its name", srcs,
                              ["spec: does not hash to the cell's name"])
         bh = None if cell.is_baseline else self.baselines.find(m.spec)
-        if bh:
-            b = self.cells[bh]
-            write_cell(cell_dir(self.work, bh), b.spec, b.metrics, provenance={})
+        if not cell.is_baseline:
+            if bh is None:
+                return CellCheck(h, "not checked", "its baseline (the cell "
+                                 f"{expected_baseline_hash(m.spec)}) is in no source")
+            self.check(bh)  # recomputed first, into self.work
+            if bh not in self.recomputed:  # could not be: the submitted copy, for the deltas
+                b = self.cells[bh]
+                write_cell(cell_dir(self.work, bh), b.spec, b.metrics, provenance={})
         res = run_cell(cell, self.work, m.spec.get("dataset_hash"), bh, overwrite="always")
         if res.status != "done":
             return CellCheck(h, "not checked", f"the recomputation {res.status}: {res.error}")
+        self.recomputed.add(h)
         got = read_metrics(self.work, h)
         refuted, diffs, elsewhere = [], [], []
         for c in m.copies:

@@ -134,7 +134,8 @@ def plan(grid: Grid) -> list[list[tuple[Cell, str, str | None]]]:
         dh = hashes[canonical_json([cell.dataset, cell.dataset_kwargs(), cell.seed])]
         spec = cell.spec()
         if cell.is_baseline:
-            base_of.add(spec, dh, cell_hash(cell, dh))
+            h = cell_hash(cell, dh)
+            base_of.add(spec, dh, h, hash=h)
         key = "baseline" if cell.is_baseline else privatization_hash(cell, dh)
         groups.setdefault(key, []).append((cell, dh, base_of.find(spec, dh)))
     baseline = groups.pop("baseline", [])

@@ -71,3 +71,24 @@ def test_the_runner_pairs_by_the_same_rule(tmp_path):
                                                                 c.dataset_config)
     spec = copy.deepcopy(grid.cells[0].spec())
     assert baseline_key(spec, "h") == json.loads(json.dumps(baseline_key(spec, "h")))
+
+
+def test_configurations_differing_in_a_version_list_alone_are_kept_apart_and_labelled():
+    """Issue 48, trial 2: cells that differ only in their adversary versions (so in their hash)
+    were pooled as one configuration and seed, and the lowest hash replaced the other. Now
+    each is a configuration of its own, and their equal labels are told apart."""
+    from dataclasses import replace
+
+    from bench.analysis.results import group_cells
+
+    recs = [r for r in scan(QUICKSTART).cells if r.is_baseline and r.seed == 0]
+    (honest,) = recs
+    look_alike = replace(honest, hash="0" * 16,  # sorts first: the one kept before
+                         spec=dict(honest.spec, adversaries=honest.spec["adversaries"] + ",x=1"))
+    groups, warnings = group_cells([honest, look_alike])
+    assert len(groups) == 2 and not any("same configuration" in w for w in warnings)
+    labels = sorted(g.config.mechanism for g in groups)
+    assert labels[0] != labels[1] and all(lab.startswith("none [adversaries ") for lab in labels)
+    assert {g.records[0].hash for g in groups} == {honest.hash, "0" * 16}
+    alone, _ = group_cells([honest])
+    assert alone[0].config.mechanism == "none"  # no label changes where nothing collides

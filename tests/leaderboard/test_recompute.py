@@ -59,8 +59,11 @@ def test_honest_source_is_verified(honest):
     doc = build(read_sources([honest]), verify=1, verify_seed=3)
     (entry,) = doc["entries"]
     assert entry["verification"]["status"] == "verified"
-    (checked,) = entry["verification"]["cells"]
-    assert checked["status"] == "bit-exact" and entry["rank_flag"] != "refuted"
+    checked, baseline = entry["verification"]["cells"]  # the chosen cell and its baseline
+    assert checked["status"] == baseline["status"] == "bit-exact"
+    assert entry["rank_flag"] != "refuted"
+    spec = json.loads((honest / "cells" / baseline["hash"] / "spec.json").read_text())
+    assert spec["mechanism"]["name"] == "none"
     assert doc["verify"] == {"cells_per_entry": 1, "seed": 3, "refuted_sources": [],
                              "counts": {"verified": 1, "refuted": 0, "unverified": 0}}
     # the choice is seeded: the same seed checks the same cell
@@ -141,3 +144,117 @@ def test_the_draw_is_fresh_per_run_recorded_and_repeatable(honest, monkeypatch):
     assert len(set(seeds)) == 3 and all(isinstance(s, int) and s >= 0 for s in seeds)
     for d, s in zip(docs, seeds):
         assert drawn(build(sources, verify=1, verify_seed=s)) == drawn(d)
+
+
+def _reseal(d: Path, edit_metrics=None, edit_spec=None) -> Path:
+    """Edit a cell folder's metrics or spec and reseal it with its provenance kept; a spec
+    edit moves the folder to the new spec's hash (as a careful forger would)."""
+    from bench.grid import Cell, cell_hash
+
+    prov = json.loads((d / "manifest.json").read_text())["provenance"]
+    if edit_metrics is not None:
+        m = json.loads((d / "metrics.json").read_text())
+        edit_metrics(m)
+        (d / "metrics.json").write_text(json.dumps(m))
+    if edit_spec is not None:
+        spec = json.loads((d / "spec.json").read_text())
+        edit_spec(spec)
+        spec["hash"] = cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"))
+        (d / "spec.json").write_text(json.dumps(spec))
+        d = d.rename(d.parent / spec["hash"])
+    (d / "manifest.json").unlink()
+    seal_cell(d)
+    manifest = json.loads((d / "manifest.json").read_text())
+    (d / "manifest.json").write_text(json.dumps(manifest | {"provenance": prov}))
+    return d
+
+
+def _baseline_dir(results: Path) -> Path:
+    (d,) = [d for d in (results / "cells").iterdir()
+            if json.loads((d / "spec.json").read_text())["mechanism"]["name"] == "none"]
+    return d
+
+
+def test_a_forged_baseline_is_recomputed_and_refuted(honest, tmp_path):
+    """Issue 48, trial 3: a forged baseline (the entry's own cells honest) raised a score and
+    the entry showed "verified": baselines were never recomputed. Now the chosen cell's
+    baseline is recomputed and checked too; the privatized cell, recomputed against the
+    suite's own baseline, is still confirmed."""
+    forged = tmp_path / "forged"
+    shutil.copytree(honest, forged)
+    base = _reseal(_baseline_dir(forged),
+                   edit_metrics=lambda m: m["utility"].update(macro_f1=0.3))
+    doc = build(read_sources([forged]), verify=1, verify_seed=3)
+    (entry,) = doc["entries"]
+    assert entry["verification"]["status"] == "refuted" and entry["rank_flag"] == "refuted"
+    checks = {c["hash"]: c for c in entry["verification"]["cells"]}
+    assert checks[base.name]["status"] == "differs"
+    assert any("/utility/macro_f1: committed 0.3" in d for d in checks[base.name]["differences"])
+    (own,) = [c for h, c in checks.items() if h != base.name]
+    assert own["status"] == "bit-exact"
+    assert doc["verify"]["refuted_sources"] == ["s0"]
+
+
+def _respelled_baselines(honest: Path, dst: Path, n: int) -> list[str]:
+    """A source of ``n`` copies of the honest baseline, each with another adversary version
+    string (so another hash, the same dataset, model, seed and settings) and a forged
+    utility, resealed."""
+    dst.mkdir()
+    (dst / "cells").mkdir()
+    out = []
+    for i in range(n):
+        d = dst / "cells" / f"tmp{i}"
+        shutil.copytree(_baseline_dir(honest), d)
+        d = _reseal(d, edit_metrics=lambda m: m["utility"].update(macro_f1=0.2),
+                    edit_spec=lambda s, i=i: s.update(adversaries=s["adversaries"] + f",x{i}=1"))
+        out.append(d.name)
+    return out
+
+
+def test_look_alike_baselines_never_replace_the_exact_one(honest, tmp_path):
+    """Issue 48, trials 1 and 2: baselines that differ from the honest one only in their
+    adversary versions (another hash, the same pairing key) were paired with the honest cells
+    -- the recomputation refuted a --trusted source, and the board's honest scores fell to
+    about 0.003. Now a cell's baseline is the one of its exact hash; the look-alikes are
+    configurations of their own and the honest entry keeps its score and is verified."""
+    from bench.analysis.baseline import expected_baseline_hash
+
+    hostile = tmp_path / "hostile"
+    fakes = _respelled_baselines(honest, hostile, 5)
+    alone = build(read_sources([honest]), resamples=200, seed=1)
+    both = build(read_sources([honest, hostile]), resamples=200, seed=1, trusted=["s0"],
+                 verify=1, verify_seed=3)
+    (before,) = alone["entries"]
+    (after,) = [e for e in both["entries"] if e["mechanism"] == before["mechanism"]]
+    assert after["score"] == before["score"] and after["score"] is not None
+    assert after["verification"]["status"] == "verified" and after["rank_flag"] != "refuted"
+    true_base = _baseline_dir(honest).name
+    privatized = [d for d in (honest / "cells").iterdir() if d.name != true_base]
+    for d in privatized:
+        assert expected_baseline_hash(json.loads((d / "spec.json").read_text())) == true_base
+    assert true_base not in fakes and not both["conflicts"]
+
+
+def test_the_index_pairs_by_exact_hash_and_never_guesses_among_several():
+    from bench.analysis.baseline import BaselineIndex, expected_baseline_hash
+
+    spec = json.loads(next((QUICKSTART / "cells").glob("*/spec.json")).read_text())
+    while spec["mechanism"]["name"] == "none":  # a privatized cell
+        spec = json.loads(next(p for p in (QUICKSTART / "cells").glob("*/spec.json")
+                               if json.loads(p.read_text())["mechanism"]["name"] != "none"
+                               ).read_text())
+    want = expected_baseline_hash(spec)
+    base = json.loads((QUICKSTART / "cells" / want / "spec.json").read_text())
+    look_alike = dict(base, adversaries=base["adversaries"] + ",x=1", hash="f" * 16)
+    for order in ([look_alike, base], [base, look_alike]):
+        index: BaselineIndex[str] = BaselineIndex()
+        for b in order:
+            index.add(b, None, b["hash"])
+        assert index.find(spec) == want
+    index = BaselineIndex()
+    index.add(look_alike, None, "f" * 16)
+    index.add(dict(look_alike, hash="e" * 16), None, "e" * 16)
+    assert index.find(spec) is None  # two candidates, neither exact: no guess
+    index = BaselineIndex()
+    index.add(look_alike, None, "f" * 16)
+    assert index.find(spec) == "f" * 16  # the one candidate (cells of old releases)
