@@ -92,3 +92,17 @@ def test_configurations_differing_in_a_version_list_alone_are_kept_apart_and_lab
     assert {g.records[0].hash for g in groups} == {honest.hash, "0" * 16}
     alone, _ = group_cells([honest])
     assert alone[0].config.mechanism == "none"  # no label changes where nothing collides
+
+
+def test_every_committed_cells_exact_baseline_is_the_one_its_grid_ran():
+    """baseline_cell rebuilds, from a stored privatized spec alone, the baseline the grid's
+    expansion made for it: in every committed reference, each privatized cell's exact
+    baseline is among the folder's cells, and the grid expands the same baselines."""
+    from bench.analysis.baseline import expected_baseline_hash
+
+    for folder in sorted((ROOT / "results" / "reference").iterdir()):
+        specs = {d.name: json.loads((d / "spec.json").read_text())
+                 for d in (folder / "cells").iterdir()}
+        wanted = {expected_baseline_hash(s) for s in specs.values() if not is_baseline(s)}
+        baselines = {h for h, s in specs.items() if is_baseline(s)}
+        assert wanted and wanted <= baselines, folder.name
