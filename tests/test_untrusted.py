@@ -264,3 +264,29 @@ def test_verify_repair_does_not_recompute_a_spec_naming_another_file(tmp_path, m
     assert any(a.startswith(f"not recomputing {cell.name}: {why}") for a in report.actions), \
         report.actions
     assert not any(a.startswith("recomputed") for a in report.actions)
+
+
+def test_a_made_up_dataset_hash_is_left_out_and_splits_no_board(tmp_path):
+    """Issue 48, trial 6: one cell claiming a made-up `dataset_hash` for a shipped dataset
+    re-labelled every cell of that dataset `data=<hash>` and split the board (6 boards of 21
+    one-seed entries). A shipped dataset has one content per configuration and seed, which the
+    leaderboard computes: the claim is refused with one line, the honest board stands."""
+    from bench.leaderboard import build, read_sources
+    from bench.results.store import seal_cell
+
+    honest = _copy(tmp_path / "honest")
+    hostile = _copy(tmp_path / "hostile", 1)
+    cell = next((hostile / "cells").iterdir())
+    made_up = "ab" * 32
+    cell = _hostile(cell, lambda s: s.update(dataset_hash=made_up))
+    (cell / "manifest.json").unlink()
+    seal_cell(cell)  # a careful forger reseals
+    alone = build(read_sources([honest]), resamples=100)
+    both = build(read_sources([honest, hostile]), resamples=100)
+    assert len(both["boards"]) == len(alone["boards"]) == 1
+    assert [(e["config"], e["score"], e["rank"]) for e in both["entries"]] == [
+        (e["config"], e["score"], e["rank"]) for e in alone["entries"]]
+    (line,) = [p for p in both["problems"] if cell.name in p]
+    assert f"its dataset_hash '{made_up[:16]}' is not the content of the shipped dataset bbc" \
+        in line and line.endswith("left out")
+    assert not any("data=" in b["dataset"] for b in both["boards"])

@@ -43,6 +43,7 @@ from bench.analysis.privacy import (
     select_privacy,
 )
 from bench.analysis.results import CellRecord, Group, group_cells
+from bench.leaderboard.data_claims import check_data_claims
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
@@ -486,6 +487,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     maintainer's keyring, ``{key id: name}`` (:func:`bench.results.signing.read_keyring`);
     a verified signer it does not list is shown by its key.
     """
+    sources, data_warnings = check_data_claims(sources)
     cells, conflicts, variants = merge(list(sources), frozenset(trusted))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
@@ -532,7 +534,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                             "title": info.title, "dataset_title": info.dataset_title,
                             "settings": info.settings, "power": power,
                             "baselines": baselines, "entries": ids})
-    problems = [p for s in sources for p in s.problems] + warnings
+    problems = [p for s in sources for p in s.problems] + data_warnings + warnings
     problems += [w for a, _owner in audits for w in a.warnings]
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,

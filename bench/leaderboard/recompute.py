@@ -25,7 +25,8 @@ aside):
 
 An entry is *verified* when every chosen cell was checked and every copy of it confirmed,
 *refuted* when a copy was refuted, *unverified* otherwise (with the reason: a cell naming a
-dataset file, which the recomputation does not read; a cell written before 0.4.0; a failed
+dataset file, which the recomputation does not read; data that differ from the verifier's
+copy of the dataset or that it cannot load; a cell written before 0.4.0; a failed
 recomputation; another platform; this process not pinned).
 
 Example:
@@ -133,6 +134,9 @@ class Recomputer:
             srcs = sorted({c.source for c in m.copies})
             return CellCheck(h, "differs", "its spec does not hash to its name", srcs,
                              ["spec: does not hash to the cell's name"])
+        why = _data_differ(cell, m.spec.get("dataset_hash"))
+        if why:
+            return CellCheck(h, "not checked", why)
         bh = None if cell.is_baseline else self.baselines.find(m.spec)
         if not cell.is_baseline:
             if bh is None:
@@ -164,6 +168,25 @@ class Recomputer:
             return CellCheck(h, "not checked", "differs from copies computed on another numeric "
                              f"platform ({', '.join(elsewhere)}): nothing can be concluded")
         return CellCheck(h, "bit-exact")
+
+
+def _data_differ(cell: Any, claimed: Any) -> str | None:
+    """Why the cell cannot be recomputed here because of its data: this machine cannot load
+    them, or holds other data under the dataset's name (a loader reading the maintainer's own
+    copy, e.g. through an environment variable). Recomputing on other data proves nothing
+    either way: such a cell is not checked, never refuted (issue 48, trial 8)."""
+    from bench.datasets import DatasetError
+    from bench.run import inputs
+
+    try:
+        here = inputs.dataset(cell).content_hash
+    except (DatasetError, OSError, ValueError) as e:
+        return f"its dataset cannot be loaded here ({str(e).splitlines()[0][:200]})"
+    if here != claimed:
+        return (f"its data differ from this machine's copy of dataset {cell.dataset} "
+                f"(dataset_hash {str(claimed)[:16]} there, {here[:16]} here): a "
+                "recomputation here would prove nothing")
+    return None
 
 
 def entry_verification(checks: list[CellCheck]) -> dict[str, Any]:

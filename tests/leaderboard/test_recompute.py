@@ -258,3 +258,29 @@ def test_the_index_pairs_by_exact_hash_and_never_guesses_among_several():
     index = BaselineIndex()
     index.add(look_alike, None, "f" * 16)
     assert index.find(spec) == "f" * 16  # the one candidate (cells of old releases)
+
+
+def test_cells_whose_data_differ_from_the_verifiers_are_not_checked(honest, monkeypatch):
+    """Issue 48, trial 8: for a dataset a loader reads from the maintainer's own copy (an
+    environment variable), `--verify` recomputed on that copy and refuted an honest source
+    whose data differed. Now a cell whose dataset hash is not the one of this machine's copy
+    (or whose data cannot be loaded here) is "not checked", never refuted."""
+    import types
+
+    import bench.run.inputs
+    import bench.run.worker
+
+    def run_cell(*args, **kwargs):
+        raise AssertionError("recomputed on other data")
+
+    monkeypatch.setattr(bench.run.worker, "run_cell", run_cell)
+    monkeypatch.setattr(bench.run.inputs, "dataset",
+                        lambda cell: types.SimpleNamespace(content_hash="0" * 64))
+    doc = build(read_sources([honest]), verify=1, verify_seed=3)
+    (entry,) = doc["entries"]
+    assert entry["verification"]["status"] == "unverified" and entry["rank_flag"] != "refuted"
+    checks = entry["verification"]["cells"]  # the chosen cell and its baseline
+    assert len(checks) == 2 and all(c["status"] == "not checked" for c in checks)
+    assert all("its data differ from this machine's copy of dataset bbc" in c["reason"]
+               for c in checks)
+    assert doc["verify"]["refuted_sources"] == []
