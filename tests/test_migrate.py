@@ -74,7 +74,8 @@ def test_cells_that_cannot_be_proven_are_left_as_they_are(tmp_path):
     assert report.migrated == []
     assert len(report.left) == 2 and wrong.exists() and damaged.exists()
     text = report.text()
-    assert "does not hash to its folder under suite 0.3.0's rule" in text
+    # the hash rule of its claimed suite is the one check_cell applies (issue 48, trial 5)
+    assert "with its suite_version '0.3.0', not to its folder's name" in text
     assert "damaged: metrics.json" in text
 
 

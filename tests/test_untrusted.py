@@ -290,3 +290,62 @@ def test_a_made_up_dataset_hash_is_left_out_and_splits_no_board(tmp_path):
     assert f"its dataset_hash '{made_up[:16]}' is not the content of the shipped dataset bbc" \
         in line and line.endswith("left out")
     assert not any("data=" in b["dataset"] for b in both["boards"])
+
+
+def test_claiming_an_old_suite_version_skips_neither_the_hash_nor_the_ranking(tmp_path):
+    """Issue 48, trial 5: adding `suite_version` to a spec skipped both the hash check and the
+    recomputation (a forged tem ranked first with --allow-mixed-versions). Now the claim is
+    checked against the hash cells had before 0.4.0 (which covered the suite version), and a
+    cell that cannot be recomputed leaves its entry unranked under --verify, with the reason."""
+    from bench.grid import Cell
+    from bench.grid.cell import legacy_cell_hash
+    from bench.leaderboard import build, read_sources
+    from bench.results.store import check_cell, seal_cell
+
+    results = _copy(tmp_path / "r")
+    victim = next(d for d in sorted((results / "cells").iterdir())
+                  if json.loads((d / "spec.json").read_text())["mechanism"]["name"] == "tem")
+    spec = json.loads((victim / "spec.json").read_text())
+    spec["suite_version"] = "0.3.0"
+    (victim / "spec.json").write_text(json.dumps(spec))
+    (victim / "manifest.json").unlink()
+    assert "with its suite_version '0.3.0', not to its folder's name" in check_cell(
+        victim, require_manifest=False)
+    with pytest.raises(ValueError, match="with its suite_version '0.3.0'"):
+        seal_cell(victim)  # not even resealed
+    # a careful forger also renames the folder to the old-style hash: self-consistent now
+    h = legacy_cell_hash(Cell.from_spec(spec), spec["dataset_hash"], "0.3.0")
+    spec["hash"] = h
+    (victim / "spec.json").write_text(json.dumps(spec))
+    victim = victim.rename(victim.parent / h)
+    seal_cell(victim)
+    assert check_cell(victim) is None
+    doc = build(read_sources([results]), allow_mixed_versions=True, verify=1, verify_seed=1,
+                resamples=100)
+    tem = [e for e in doc["entries"] if any(c["hash"] == h for p in e["points"]
+                                            for c in p["cells"])]
+    assert tem and all(e["rank"] is None for e in tem)
+    assert all(e["rank_flag"].startswith("unverified: ") for e in tem
+               if e["verification"]["status"] == "unverified")
+
+
+def test_an_unknown_component_name_is_listed_and_never_ranked(tmp_path):
+    """Issue 48, trial 9: unknown component names were ranked (a made-up mechanism ranks as
+    well as a real one). Now an entry whose cells name a component this installation does not
+    register is listed with why and never ranked."""
+    from bench.leaderboard import build, read_sources
+    from bench.results.store import seal_cell
+
+    honest = build(read_sources([_copy(tmp_path / "honest")]), resamples=100)
+    results = _copy(tmp_path / "r")
+    for d in sorted((results / "cells").iterdir()):
+        if json.loads((d / "spec.json").read_text())["mechanism"]["name"] == "tem":
+            (d / "manifest.json").unlink()
+            seal_cell(_hostile(d, lambda s: s["mechanism"].update(name="tem2")))
+    doc = build(read_sources([results]), resamples=100)
+    (made_up,) = [e for e in doc["entries"] if e["mechanism"].startswith("tem2")]
+    assert made_up["rank"] is None and made_up["score"] is None
+    assert made_up["rank_flag"] == "unknown mechanism 'tem2' (not registered here)"
+    ranked = {e["config"]: e["score"] for e in honest["entries"] if e["mechanism"] != "tem"}
+    assert {e["config"]: e["score"] for e in doc["entries"]
+            if not e["mechanism"].startswith("tem2")} == ranked

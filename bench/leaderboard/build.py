@@ -42,7 +42,7 @@ from bench.analysis.privacy import (
     group_privacy,
     select_privacy,
 )
-from bench.analysis.results import CellRecord, Group, group_cells
+from bench.analysis.results import CellRecord, Group, component, group_cells
 from bench.leaderboard.data_claims import check_data_claims
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
 from bench.leaderboard.rank import Point, Score, rank, score
@@ -300,6 +300,33 @@ def _stream(seed: int, ident: list) -> np.random.Generator:
     return np.random.default_rng([seed, int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)])
 
 
+_COMPONENT_KINDS = ("dataset", "model", "mechanism", "sensitivity", "mapping", "rewriter")
+
+
+def _unknown_components(row: Row) -> str:
+    """The components of the row's cells that this installation does not register (``""``:
+    none), e.g. ``mechanism 'tem2'``. A name the suite does not know -- a made-up one, or a
+    plugin not installed where the board is built -- says nothing about what was computed,
+    so its entry is listed, never ranked (issue 48, trial 9)."""
+    from bench.grid.components import registry
+    from bench.grid.schema import BASELINE
+    from bench.models import MODELS
+
+    out = set()
+    for r in row.records():
+        for kind in _COMPONENT_KINDS:
+            entry = r.spec.get(kind)
+            if kind == "rewriter" and not entry:
+                continue
+            name = component(r.spec, kind)[0]
+            if (kind == "mechanism" and name == BASELINE) or (kind == "rewriter"
+                                                                and name == "none"):
+                continue
+            if name not in (MODELS if kind == "model" else registry(kind)):
+                out.add(f"{kind} {name!r}")
+    return ", ".join(sorted(out))
+
+
 def _entry(board: _Board, row: Row, opts: _Options,
            ) -> tuple[dict[str, Any], Score | None, bool]:
     """One entry's JSON (without id/rank), its score and whether it has an audit violation."""
@@ -356,6 +383,9 @@ def _entry(board: _Board, row: Row, opts: _Options,
             flag = "no interval"
     if sc is not None and _void(row):  # a departure from DP: listed with why, never ranked
         flag, sc = "no DP guarantee", None
+    unknown = _unknown_components(row)
+    if unknown:  # nothing here says what it computes: listed, never ranked
+        flag, sc = f"unknown {unknown} (not registered here)", None
     base_held = _held_out(base, opts.copies)
     held = _held_out(row, opts.copies) or (f"baseline {base_held}" if base_held else "")
     if held and attr != NO_ATTRIBUTE:  # listed, with why, never ranked
@@ -453,14 +483,24 @@ def _verify(made_all: list[list[tuple]], copies: dict[str, MergedCell], n: int,
 def _exclude_refuted(made: list[tuple], copies: dict[str, MergedCell],
                      refuted: set[str]) -> list[tuple]:
     """Entries refuted by their own check, or resting on a cell that only refuted sources
-    hold, lose their score: ``rank_flag`` ``"refuted"``."""
+    hold, lose their score: ``rank_flag`` ``"refuted"``. Entries that could not be verified
+    (a chosen cell or its baseline not checked: another platform, an old format, data the
+    verifier does not hold, ...) keep their score but are not ranked: ``rank_flag``
+    ``"unverified: <reason>"`` (issue 48, trial 5: a copy claiming an old suite version or
+    another platform chose to be unverified and stayed ranked)."""
     out = []
     for e, sc, v in made:
         cells = {c["hash"] for p in e["points"] for c in p["cells"]}
         only_refuted = any({c.source for c in copies[h].copies} <= refuted for h in cells)
-        if e.get("verification", {}).get("status") == "refuted" or only_refuted:
+        status = e.get("verification", {}).get("status")
+        if status == "refuted" or only_refuted:
             e["score"], e["score_ci"], e["score_seeds"], e["rank_flag"] = None, None, None, \
                 "refuted"
+            sc = None
+        elif status == "unverified" and sc is not None:
+            reasons = [c["reason"] for c in e["verification"]["cells"]
+                       if c["status"] != "bit-exact"]
+            e["rank_flag"] = "unverified: " + (reasons[0] if reasons else "no cell checked")
             sc = None
         out.append((e, sc, v))
     return out
