@@ -3,6 +3,9 @@ CLI) and keeps its built-in kind, so `except ValueError` callers catch what they
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 
 from bench.cli.common import UsageError, user_argument
@@ -70,3 +73,27 @@ def test_user_argument_turns_only_value_errors_into_usage_errors():
     with pytest.raises(GridError):  # an input error already says it is one
         with user_argument():
             raise GridError("bad grid")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
+def test_a_full_disk_or_read_only_folder_is_one_line_not_an_internal_error(
+        code, tmp_path, monkeypatch, capsys):
+    """Issue 48, trial 11: a full disk or a read-only folder while a command writes gave a
+    traceback (then an "internal error" line). Now it is one line naming the cause and the
+    path, exit code 1."""
+    import bench.cli.components
+    from bench.cli import main
+
+    out = tmp_path / "out.txt"
+
+    def full(path, text):
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(bench.cli.components, "atomic_write", full)
+    src = tmp_path / "in.txt"
+    src.write_text("the bank raised rates\n")
+    assert main(["privatize", "-m", "tem", "-e", "10", "-i", str(src), "-o", str(out)]) == 1
+    err = [ln for ln in capsys.readouterr().err.strip().splitlines()
+           if ln.startswith("bench:")]
+    assert err == [f"bench: error: {os.strerror(code)}: {out} (free space or fix the "
+                   "permissions, then run the command again)"]

@@ -25,7 +25,9 @@ Commands:
 Bad input (a :class:`bench.errors.InputError`) gets one clear line on stderr and exit code 2;
 nothing is written. A check that fails exits with code 1. Any other exception is an internal
 error, a bug in bench: one line ``bench: internal error: <type>: <message>`` and exit code 1;
-``bench -v`` prints its traceback. ``bench --version`` prints the installed package's version.
+``bench -v`` prints its traceback -- except a full disk, a read-only file system or a folder the
+command may not write (:data:`MACHINE_ERRNOS`): one line ``bench: error: <why>: <path>`` and exit
+code 1. ``bench --version`` prints the installed package's version.
 
 One module per group of commands, each holding its commands and their parsers:
 :mod:`~bench.cli.components` (ls, privatize, data, embeddings), :mod:`~bench.cli.run`
@@ -39,7 +41,9 @@ fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import os
 import sys
 import traceback
 
@@ -158,11 +162,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: {e.args[0]} cell(s) failed; see results/{CELLS}/*/{ERROR}",
               file=sys.stderr)
         return EXIT_FAILED
+    except OSError as e:
+        if e.errno in MACHINE_ERRNOS:  # the machine's disk or permissions, not a bug
+            where = f": {e.filename}" if e.filename else ""
+            print(f"bench: error: {os.strerror(e.errno)}{where} (free space or fix the "
+                  "permissions, then run the command again)", file=sys.stderr)
+            return EXIT_FAILED
+        return _internal_error(e, verbose=args.verbose)
     except Exception as e:  # anything else is a bug in bench, never "bad input"
         return _internal_error(e, verbose=args.verbose)
     if text:
         sys.stdout.write(text)
     return 0
+
+
+MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
+                            errno.EPERM})
+"""Errors of the machine a command runs on -- a full disk or quota, a read-only file system, a
+folder it may not write -- reported in one line (exit code 1), never as a bug in bench."""
 
 
 def _internal_error(e: Exception, *, verbose: bool) -> int:
