@@ -34,7 +34,13 @@ from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
 from bench.results.record import hash_problem, scan, validate
 from bench.results.signing import SignatureError, cell_signer, verify_signature
-from bench.results.store import MAX_FILE_BYTES, manifest_problem, parse_object, read_regular
+from bench.results.store import (
+    MAX_FILE_BYTES,
+    manifest_problem,
+    parse_object,
+    read_regular,
+    spec_hash_problem,
+)
 
 if TYPE_CHECKING:
     from bench.analysis.results import CellRecord
@@ -359,8 +365,8 @@ def _run_cell(uri: str, exp_id: str, run: Any, sid: str, web: str | None) -> Sou
                 "`bench leaderboard` on its results folder reads it")
     if spec.get("hash") != h:
         return f"{where}: {layout.SPEC} names cell {spec.get('hash')!r}; left out"
-    why = invalid(spec, metrics)
-    if why:
+    why = invalid(spec, metrics) or spec_hash_problem(spec, h)
+    if why:  # a run's spec is held to the hash rule a folder's is (issue 48, trial 10)
         return f"{where}: {why}; left out"
     manifest, signer = parsed[layout.MANIFEST], None
     if manifest is not None:  # sealed: the manifest must match the files' bytes

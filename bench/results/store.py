@@ -342,26 +342,32 @@ def check_cell(folder: Path, require_manifest: bool = True) -> str | None:
             return f"{name} lacks {', '.join(missing)}"
     if spec["hash"] != folder.name:
         return f"{SPEC} names cell {spec['hash']!r}, not {folder.name!r}"
+    return spec_hash_problem(spec, folder.name)
+
+
+def spec_hash_problem(spec: dict[str, Any], name: str) -> str | None:
+    """Why a cell's spec does not hash to ``name`` (its folder's name, or a run's cell hash
+    tag), or None. A spec without ``suite_version`` is checked against the cell hash; one
+    claiming a suite version against the hash cells had before 0.4.0, which covered it (issue
+    48, trial 5: adding ``suite_version`` skipped the check); a spec of a format older still,
+    which no longer describes a cell, cannot be checked."""
     from bench.grid import Cell, cell_hash
     from bench.grid.cell import legacy_cell_hash
 
     if "suite_version" not in spec:
         try:
             h = cell_hash(Cell.from_spec(spec), spec.get("dataset_hash"))
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             return f"{SPEC} does not describe a cell ({type(e).__name__}: {e})"
-        if h != folder.name:
+        if h != name:
             return f"{SPEC} hashes to {h}, not to its folder's name"
         return None
-    # before 0.4.0 the suite version was hashed too: a spec claiming one is checked against
-    # that hash (issue 48, trial 5: adding suite_version skipped the check); a spec of a format
-    # older still, which no longer describes a cell, cannot be checked
     try:
         cell = Cell.from_spec(spec)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     h = legacy_cell_hash(cell, spec.get("dataset_hash"), str(spec["suite_version"]))
-    if h != folder.name:
+    if h != name:
         return (f"{SPEC} hashes to {h} with its suite_version {spec['suite_version']!r}, not "
                 "to its folder's name")
     return None

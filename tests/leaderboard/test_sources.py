@@ -160,3 +160,28 @@ def test_the_documented_mlflow_ui_path_reads_every_cell(mlflow_ui):
     (src,) = read_sources([], [uri])
     assert len(src.cells) == 9 and src.problems == []
     assert all(c.sealed for c in src.cells)
+
+
+def test_a_run_whose_spec_is_edited_and_resealed_is_held_to_the_hash_rule(tmp_path):
+    """Issue 48, trial 10: MLflow runs skipped the hash recomputation folders get, so a run
+    with its seed edited and its manifest resealed was ranked. Now its spec must hash to the
+    run's cell hash as a folder's must to its name."""
+    from bench.results.mirror import default_uri, sync_results
+    from bench.results.store import CELL_FILES, manifest_for
+
+    folder = copy_results(tmp_path / "a", all_hashes()[:3])
+    uri = default_uri(folder)
+    assert sync_results(folder, uri) == (3, 0)
+    art = next(p for p in (folder / "mlartifacts").glob("*/artifacts")
+               if (p / "spec.json").exists())
+    spec = json.loads((art / "spec.json").read_text())
+    spec["seed"] = spec["seed"] + 7
+    (art / "spec.json").write_text(json.dumps(spec))
+    old = json.loads((art / "manifest.json").read_text())
+    files = {n: (art / n).read_bytes() for n in CELL_FILES}
+    (art / "manifest.json").write_text(json.dumps(
+        manifest_for(spec["hash"], files) | {"provenance": old.get("provenance")}))
+    (src,) = read_sources([], [uri])
+    line = next(p for p in src.problems if f"cell {spec['hash']}" in p)
+    assert "spec.json hashes to" in line and line.endswith("left out")
+    assert len(src.cells) == 2
