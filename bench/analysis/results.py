@@ -33,7 +33,7 @@ import json
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -530,8 +530,6 @@ def _tell_apart(groups: dict[str, Group]) -> None:
     """Configurations whose labels are equal although their identities differ in
     :func:`hashed_versions` alone get those versions in their mechanism label, so that no two
     rows look the same."""
-    from dataclasses import replace
-
     seen: dict[tuple, list[str]] = {}
     for ident, g in groups.items():
         c = g.config

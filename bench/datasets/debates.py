@@ -28,7 +28,11 @@ import io
 import numpy as np
 
 from bench.datasets.base import Baseline, Corpus, DatasetCard, Task, TaskInfo, register_dataset
-from bench.datasets.errors import DatasetConfigError, DatasetFileNotFoundError, DatasetFormatError
+from bench.datasets.errors import (
+    DatasetFileNotFoundError,
+    DatasetFormatError,
+    check_int,
+)
 from bench.datasets.package_data import package_data_dir
 
 DEBATES_FILE = "presidential_debates_2016.csv.gz"
@@ -172,9 +176,7 @@ def _debates_raw() -> tuple[tuple[str, str, str], ...]:
 )
 def load_debates2016(min_words: int = 1) -> Corpus:
     """Debate utterances; utility = moderator or candidate, privacy = the speaker's gender."""
-    if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
-        raise DatasetConfigError(f"dataset 'debates2016': min_words must be an integer >= 1, "
-                                 f"got {min_words!r}")
+    check_int("debates2016", "min_words", min_words, 1)
     seen: set[str] = set()
     kept: list[tuple[str, str, str]] = []
     for speaker, party, text in _debates_raw():

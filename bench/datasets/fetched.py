@@ -115,8 +115,10 @@ def problem(src: NpmData) -> str | None:
     """Why the cached tarball of ``src`` cannot be read (``"not installed"``, or what is
     damaged), or None when it is the registry's tarball."""
     path = tarball_path(src)
-    if path.is_symlink() or not path.exists():
-        return "not installed" if not path.is_symlink() else f"{path} is a symbolic link"
+    if path.is_symlink():
+        return f"{path} is a symbolic link"
+    if not path.exists():
+        return "not installed"
     if not path.is_file():
         return f"{path} is not a regular file"
     if path.stat().st_size != src.size:

@@ -27,7 +27,12 @@ from urllib.parse import urlparse
 import numpy as np
 
 from bench.datasets.base import Baseline, Corpus, DatasetCard, Task, TaskInfo, register_dataset
-from bench.datasets.errors import DatasetConfigError, DatasetFileNotFoundError, DatasetFormatError
+from bench.datasets.errors import (
+    DatasetFileNotFoundError,
+    DatasetFormatError,
+    check_bool,
+    check_int,
+)
 from bench.datasets.package_data import package_data_dir
 
 NEWS_ZIP = "NewsArticles.zip"
@@ -220,12 +225,8 @@ def _news_raw() -> tuple[tuple[str, int, str], ...]:
 )
 def load_news_outlets(clean: bool = True, min_words: int = 20) -> Corpus:
     """Article bodies; utility = publication period, privacy = the outlet."""
-    if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
-        raise DatasetConfigError(f"dataset 'news_outlets': min_words must be an integer >= 1, "
-                                 f"got {min_words!r}")
-    if not isinstance(clean, bool):
-        raise DatasetConfigError(f"dataset 'news_outlets': clean must be true or false, got "
-                                 f"{clean!r}")
+    check_int("news_outlets", "min_words", min_words, 1)
+    check_bool("news_outlets", "clean", clean)
     index = {o: i for i, o in enumerate(OUTLETS)}
     seen: set[str] = set()
     texts: list[str] = []

