@@ -54,8 +54,11 @@ def trusted_ids(sources: Sequence[Source], trusted: Sequence[str | Path]) -> lis
 
 def write_leaderboard(doc: dict[str, Any], out: str | Path) -> Path:
     """Write ``leaderboard.json`` and ``leaderboard.html`` into ``out`` together: both are
-    built in a temporary sibling folder first, so an error leaves ``out`` as it was."""
-    from bench.leaderboard.page import render_page
+    built in a temporary sibling folder first, so an error leaves ``out`` as it was. A
+    non-finite number (the ε = ∞ of the ``identity`` known answer) is written as the page
+    embeds it and as ``spec.json`` stores it: ``"inf"`` (:func:`~bench.leaderboard.page.
+    finite_json`)."""
+    from bench.leaderboard.page import finite_json, render_page
 
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -64,7 +67,8 @@ def write_leaderboard(doc: dict[str, Any], out: str | Path) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
     try:
         (tmp / "leaderboard.json").write_text(
-            json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+            json.dumps(finite_json(doc), indent=1, sort_keys=True, allow_nan=False) + "\n",
+            encoding="utf-8")
         (tmp / "leaderboard.html").write_text(render_page(doc), encoding="utf-8")
         out.mkdir(exist_ok=True)
         for name in ("leaderboard.json", "leaderboard.html"):

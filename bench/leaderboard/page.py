@@ -114,7 +114,7 @@ def _esc(value: object) -> str:
     return DASH if value is None else html.escape(str(value), quote=True)
 
 
-def _finite_json(obj: Any) -> Any:
+def finite_json(obj: Any) -> Any:
     """The data with non-finite floats as strings (``"inf"``, ``"-inf"``, ``"nan"``).
 
     ``JSON.parse`` rejects ``Infinity`` and ``NaN``; the page shows ``"inf"`` as ∞.
@@ -122,9 +122,9 @@ def _finite_json(obj: Any) -> Any:
     if isinstance(obj, float) and not math.isfinite(obj):
         return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
     if isinstance(obj, Mapping):
-        return {str(k): _finite_json(v) for k, v in obj.items()}
+        return {str(k): finite_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_finite_json(v) for v in obj]
+        return [finite_json(v) for v in obj]
     return obj
 
 
@@ -132,12 +132,12 @@ def embed_json(data: Any) -> str:
     """JSON text that is safe inside ``<script type="application/json">``.
 
     Every ``<`` is written as ``\\u003c`` (so neither ``</script`` nor ``<!--`` can occur), and
-    U+2028 / U+2029 as escapes; non-finite floats become strings (:func:`_finite_json`).
+    U+2028 / U+2029 as escapes; non-finite floats become strings (:func:`finite_json`).
     """
     try:
         text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     except ValueError:
-        text = json.dumps(_finite_json(data), separators=(",", ":"), allow_nan=False)
+        text = json.dumps(finite_json(data), separators=(",", ":"), allow_nan=False)
     # ensure_ascii (the default) already escapes U+2028/U+2029 and every non-ASCII character
     return text.replace("<", "\\u003c")
 

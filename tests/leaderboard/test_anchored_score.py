@@ -147,3 +147,16 @@ def test_board_power_counts_rank_one():
         "median_half_width": pytest.approx(0.1), "min_detectable_difference": pytest.approx(0.2),
         "n_ranked": 3, "n_rank1": 2}
     assert board_power([None, Score(0.1, None), Score(0.0, (0.0, 0.0))], [None, 1, 2]) is None
+
+
+def test_the_board_with_known_answers_is_written(doc: dict, tmp_path) -> None:
+    """`bench leaderboard` wrote leaderboard.json with allow_nan=False and stopped ("Out of
+    range float values are not JSON compliant: inf") on any source holding the identity known
+    answer, whose points have ε = ∞. It is written as the page and spec.json write it."""
+    from bench.leaderboard import write_leaderboard
+
+    out = write_leaderboard(doc, tmp_path / "lb")
+    written = json.loads((out / "leaderboard.json").read_text())
+    identity = next(e for e in written["entries"] if e["mechanism"] == "identity")
+    assert [p["epsilon"] for p in identity["points"]] == ["inf"]
+    assert (out / "leaderboard.html").is_file()
