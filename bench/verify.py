@@ -342,7 +342,7 @@ def check_mlflow(results: Path, uri: str, sound: list[str]) -> tuple[MlflowCheck
 def repair_mlflow(results: Path, check: MlflowCheck, client: Any, runs: list,
                   report: VerifyReport) -> None:
     """Delete extra and disagreeing runs, then log every sound cell that has no run."""
-    from bench.results.mirror import Tracker
+    from bench.results.mirror import Tracker, mirror_cell
 
     by_id = {r.info.run_id: r for r in runs}
     for h, ids in check.duplicated.items():
@@ -358,8 +358,8 @@ def repair_mlflow(results: Path, check: MlflowCheck, client: Any, runs: list,
     if todo:
         tracker = Tracker(check.uri, "bench verify --repair", results)
         tracker.logged -= set(relog)
-        for h in todo:
-            tracker.log_cell(h, read_spec(results, h), read_metrics(results, h))
+        for h in todo:  # the cell's files and its own provenance, as `bench run` logs them
+            mirror_cell(tracker, results, h)
         tracker.finish({"relogged": len(todo)})
         report.actions.append(f"mlflow: logged {len(todo)} cell(s) "
                               f"({len(relog)} re-logged after disagreeing)")

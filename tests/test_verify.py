@@ -4,6 +4,7 @@ and `--repair` / `--seal` bring the folder back to the state a clean run leaves.
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,69 @@ def test_a_temporary_folder_dated_in_the_future_is_moved_a_fresh_one_is_left(tmp
     report = verify_results(results, repair=True)
     assert any(a.startswith(f"moved temporary folder {future.name}") for a in report.actions)
     assert report.stray == [fresh.name] and fresh.is_dir() and not future.exists()
+
+
+def _mirrored(results, tmp_path):
+    """Each cell run of the results folder's store: its cell hash -> (the provenance its
+    artifacts record, whether it carries the cell's manifest byte for byte)."""
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=default_uri(results))
+    exp = client.get_experiment_by_name("bench")
+    out = {}
+    for r in client.search_runs([exp.experiment_id], "tags.`bench.kind` = 'cell'"):
+        h, rid = r.data.tags["bench.cell_hash"], r.info.run_id
+        names = {a.path for a in client.list_artifacts(rid)}
+        prov = json.loads(Path(client.download_artifacts(rid, "provenance.json",
+                                                         str(tmp_path))).read_text())
+        manifest = (results / "cells" / h / MANIFEST).read_bytes()
+        same = "manifest.json" in names and Path(client.download_artifacts(
+            rid, "manifest.json", str(tmp_path))).read_bytes() == manifest
+        out[h] = (prov, same)
+    return out
+
+
+def _own_provenance(results, h):
+    return json.loads((results / "cells" / h / MANIFEST).read_text())["provenance"]
+
+
+def test_an_interrupted_sync_is_resynced_and_repaired_with_the_cells_own_files(clean_run,
+                                                                              tmp_path, capsys):
+    """Issue 48, trial 11: after an interrupted `mlflow-sync` (a run created with its tags, then
+    the process killed), `verify --repair` re-mirrored the cell without its manifest and with the
+    repairing process's provenance; a resync counted the unfinished run as logged. Now both log
+    the cell's own files and provenance, and the unfinished run is replaced, not duplicated."""
+    import mlflow
+
+    results, cells = _copy(clean_run, tmp_path)
+    a, b, c = sorted(cells)
+    client = mlflow.MlflowClient(tracking_uri=default_uri(results))
+    exp = client.get_experiment_by_name("bench")
+    by_hash = {r.data.tags["bench.cell_hash"]: r
+               for r in client.search_runs([exp.experiment_id], "tags.`bench.kind` = 'cell'")}
+    for h in (a, b):
+        client.delete_run(by_hash[h].info.run_id)
+    # the killed sync: b's run created with its tags, nothing else
+    client.create_run(exp.experiment_id, tags={"bench.kind": "cell", "bench.cell_hash": b})
+    assert main(["mlflow-sync", "--results", str(results)]) == 0
+    assert "2 cell(s) logged, 1 already in MLflow" in capsys.readouterr().out
+    report = verify_results(results)
+    assert report.ok and report.mlflow.runs == 3, report.text()
+    mirrored = _mirrored(results, tmp_path)
+    assert sorted(mirrored) == [a, b, c]
+    for h in (a, b):
+        assert mirrored[h] == (_own_provenance(results, h), True)
+
+    # a disagreeing run (the files win), re-logged by --repair with the cell's own files
+    m = json.loads((results / "cells" / c / "metrics.json").read_text())
+    m["utility"]["macro_f1"] = 0.123
+    from bench.results.store import write_cell
+
+    spec = json.loads((results / "cells" / c / "spec.json").read_text())
+    prov = json.loads((results / "cells" / c / MANIFEST).read_text())["provenance"]
+    write_cell(results / "cells" / c, spec, m, provenance=prov | {"machine": "where-computed"})
+    assert list(verify_results(results).mlflow.disagreeing) == [c]
+    assert verify_results(results, repair=True).ok
+    assert _mirrored(results, tmp_path)[c] == (_own_provenance(results, c), True)
+    assert _own_provenance(results, c)["machine"] == "where-computed"
+    assert verify_results(results).ok

@@ -93,6 +93,10 @@ def default_uri(results: str | Path) -> str:
     return f"sqlite:///{(Path(results) / 'mlflow.db').resolve()}"
 
 
+_FINISHED = "attributes.status = 'FINISHED'"
+"""The search filter of runs logged whole (:meth:`Tracker.log_cell` finishes a run last)."""
+
+
 class Tracker:
     """A parent run for one grid invocation; nested child runs for cells."""
 
@@ -136,8 +140,8 @@ class Tracker:
         hashes: set[str] = set()
         token = None
         while True:
-            page = client.search_runs([self.experiment_id], "tags.`bench.kind` = 'cell'",
-                                      max_results=1000, page_token=token)
+            page = client.search_runs([self.experiment_id], f"tags.`bench.kind` = 'cell' and "
+                                      f"{_FINISHED}", max_results=1000, page_token=token)
             hashes.update(r.data.tags.get("bench.cell_hash", "") for r in page)
             token = page.token
             if not token:
@@ -149,10 +153,23 @@ class Tracker:
         if cell_hash in self.logged:
             return True
         found = self.mlflow.MlflowClient().search_runs(
-            [self.experiment_id], f"tags.`bench.cell_hash` = '{cell_hash}'", max_results=1)
+            [self.experiment_id], f"tags.`bench.cell_hash` = '{cell_hash}' and {_FINISHED}",
+            max_results=1)
         if found:
             self.logged.add(cell_hash)
         return bool(found)
+
+    def drop_leftovers(self, cell_hash: str) -> int:
+        """Delete the runs of a cell that never finished (a process killed while logging it:
+        tags, perhaps some metrics, no artifacts), so that logging it again leaves one run;
+        returns how many. Call it holding the cell's mirror lock (:func:`mirror_cell`) and
+        after :meth:`is_logged` said no: a run still unfinished then is nobody's."""
+        runs = self.client.search_runs(
+            [self.experiment_id], f"tags.`bench.cell_hash` = '{cell_hash}'", max_results=100)
+        left = [r for r in runs if r.info.status != "FINISHED"]
+        for r in left:
+            self.client.delete_run(r.info.run_id)
+        return len(left)
 
     def log_cell(self, cell_hash: str, spec: dict, metrics: dict, recheck: bool = False,
                  provenance: dict | None = None, files: dict[str, bytes] | None = None) -> bool:
@@ -300,13 +317,7 @@ def sync_results(results: str | Path = "results", uri: str | None = None) -> tup
     cells = [f for f in layout.cell_folders(results)
              if cell_done(f)]  # sound cells only (bench.results.store)
     tracker = Tracker(uri or default_uri(results), "mlflow-sync", results)
-    logged = 0
-    for folder in cells:
-        files = cell_files(folder)
-        spec, metrics, manifest = (_parsed(files, n) for n in (SPEC, METRICS, layout.MANIFEST))
-        # who computed the cell, not who syncs it ({} when the cell predates provenance)
-        logged += tracker.log_cell(folder.name, spec, metrics,
-                                   provenance=manifest.get("provenance") or {}, files=files)
+    logged = sum(mirror_cell(tracker, results, folder.name) for folder in cells)
     tracker.finish({"synced": logged})
     return logged, len(cells) - logged
 
@@ -315,7 +326,11 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str) -> bool:
     """Log one finished cell to MLflow from its files, once; False when MLflow had it already.
 
     Under a per-cell lock and asking MLflow again: another runner on the same results folder
-    may be logging the same cell (it computed it; here it is cached).
+    may be logging the same cell (it computed it; here it is cached). A run of the cell that
+    never finished (a killed ``mlflow-sync`` or run) is deleted first. The run carries the
+    cell's files byte for byte (manifest and signature included) and the provenance of whoever
+    computed the cell, never this process's (``bench run``, ``bench mlflow-sync`` and
+    ``bench verify --repair`` alike; ``{}`` for a cell that predates provenance).
     """
     from bench.results import layout
     from bench.results.locks import CellLock
@@ -330,11 +345,12 @@ def mirror_cell(tracker: Tracker, results: str | Path, cell_hash: str) -> bool:
     try:
         if tracker.is_logged(cell_hash):
             return False
+        tracker.drop_leftovers(cell_hash)
         files = cell_files(folder)
         # the cell's own provenance (written by the worker that computed it, with the numeric
         # platform it ran on), not this process's
         return tracker.log_cell(cell_hash, _parsed(files, SPEC), _parsed(files, METRICS),
-                                provenance=read_provenance(folder), files=files)
+                                provenance=read_provenance(folder) or {}, files=files)
     finally:
         lock.release()
 
