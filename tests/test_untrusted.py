@@ -144,6 +144,11 @@ def test_verify_repair_does_not_recompute_a_spec_naming_a_file(tmp_path):
     (lambda s, m: s["model"].update(name="lstm "), "U+0020 at position 5"),
     # issue 48, trial 6: a privatized cell claiming epsilon = inf stopped every board
     (lambda s, m: s.update(epsilon="inf"), "only the unprivatized baseline has epsilon = inf"),
+    # issue 48, trial 10: each private attribute is a board the cell is copied onto
+    (lambda s, m: m.setdefault("privacy", {}).update({f"a{i}": {} for i in range(17)}),
+     "more than the 16 a cell may"),
+    (lambda s, m: m.setdefault("privacy", {}).update({"k" * 129: {}}),
+     "a private attribute's name is not printable text of 1 to 128 characters"),
 ])
 def test_values_out_of_their_domain_are_left_out_by_name(tmp_path, edit, why):
     """Issue 24: NaN, ∞, −5 and "0.99" were accepted as utilities, 1e308 overflowed the
@@ -349,3 +354,74 @@ def test_an_unknown_component_name_is_listed_and_never_ranked(tmp_path):
     ranked = {e["config"]: e["score"] for e in honest["entries"] if e["mechanism"] != "tem"}
     assert {e["config"]: e["score"] for e in doc["entries"]
             if not e["mechanism"].startswith("tem2")} == ranked
+
+
+def _bloat(results: Path, n_attributes: int = 0, claim: int = 0) -> Path:
+    """Make every cell of ``results`` an amplifier and reseal it, as a careful forger would:
+    ``n_attributes`` tiny private attributes (each a board the cell is copied onto) and
+    provenance claims of ``claim`` characters (copied with every copy of the cell)."""
+    from bench.results.store import seal_cell
+
+    for d in sorted((results / "cells").iterdir()):
+        manifest = json.loads((d / "manifest.json").read_text())
+        if n_attributes:
+            m = json.loads((d / "metrics.json").read_text())
+            small = {"runtime": {}, "utility": {"macro_f1": m["utility"]["macro_f1"]}}
+            small["privacy"] = {f"a{i}": {"privacy": 0.5, "privacy_valid": True}
+                                for i in range(n_attributes)}
+            (d / "metrics.json").write_text(json.dumps(small))
+        prov = manifest["provenance"]
+        if claim:
+            prov |= {"run_by": "x" * claim, "machine": "y" * claim,
+                     "numeric": prov["numeric"] | {"id": "z" * claim, "extra": ["w" * claim]}}
+        (d / "manifest.json").unlink()
+        seal_cell(d)
+        sealed = json.loads((d / "manifest.json").read_text())
+        (d / "manifest.json").write_text(json.dumps(sealed | {"provenance": prov}))
+    return results
+
+
+def test_a_source_cannot_bloat_the_board_with_its_claims(tmp_path):
+    """Issue 48, trial 10: a 16 MB source made 420 MB of board, its provenance claims copied
+    with every cell on every board. A claim is now bounded text (200 characters, said cut;
+    the numeric record its id only): copies of the honest cells claiming 100,000-character
+    provenance add kilobytes, never their size, and the honest scores stand."""
+    from bench.leaderboard import build, read_sources
+
+    honest = _copy(tmp_path / "honest")
+    alone = build(read_sources([honest]), resamples=100)
+    hostile = _bloat(_copy(tmp_path / "hostile"), claim=100_000)
+    size = sum(f.stat().st_size for f in hostile.rglob("*") if f.is_file())
+    both = build(read_sources([honest, hostile]), resamples=100)
+    assert [(e["config"], e["score"], e["rank"]) for e in both["entries"]] == [
+        (e["config"], e["score"], e["rank"]) for e in alone["entries"]]
+    grown = len(json.dumps(both)) - len(json.dumps(alone))
+    assert 0 < grown < size / 50, (grown, size)
+    claims = [p for e in both["entries"] for pt in e["points"] for c in pt["cells"]
+              for p in c["provenance"] if p["source"] == "s1"]
+    assert claims and all(p["run_by"].endswith("(100000 characters, cut)")
+                          and len(p["run_by"]) < 240 for p in claims)
+    assert all(p["numeric"] == "unrecorded" or len(p["numeric"]) < 120 for p in claims)
+
+
+def test_a_source_whose_entries_outgrow_its_cells_is_left_out_whole(tmp_path, monkeypatch):
+    """Issue 48, trial 10: output size bounded per source. A source whose entries would take
+    more of leaderboard.json than its own cells hold (here: cells cut to a few hundred bytes,
+    each measuring 16 private attributes, so copied onto 16 boards) is left out whole, with
+    one line, and the board built without it; honest sources take a few percent of theirs.
+    The floor every source may take (4 MiB) is lowered here so 45 cells can show it."""
+    import importlib
+
+    from bench.leaderboard import build, read_sources
+
+    lb = importlib.import_module("bench.leaderboard.build")  # the module, not the function
+    monkeypatch.setattr(lb, "OUTPUT_FLOOR", 0)
+    alone = build(read_sources([_copy(tmp_path / "honest")]), resamples=100)
+    assert not any("bytes of the board" in p for p in alone["problems"]) and alone["entries"]
+    amplifier = _bloat(_copy(tmp_path / "amp"), n_attributes=16)
+    doc = build(read_sources([amplifier]), resamples=100)
+    (line,) = [p for p in doc["problems"] if "bytes of the board" in p]
+    assert line.startswith("s0: its entries would take ") and "all its cells left out" in line
+    assert doc["sources"][0]["cells"] == 0 and not doc["entries"] and not doc["boards"]
+    monkeypatch.setattr(lb, "OUTPUT_FLOOR", 4 * 2**20)  # the default: small sources stand
+    assert len(build(read_sources([amplifier]), resamples=100)["boards"]) == 16

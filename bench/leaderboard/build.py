@@ -506,6 +506,38 @@ def _exclude_refuted(made: list[tuple], copies: dict[str, MergedCell],
     return out
 
 
+OUTPUT_FLOOR = 4 * 2**20
+"""Bytes of ``leaderboard.json`` any source may take, however small its own cells."""
+
+
+def _size(obj: Any) -> int:
+    return len(json.dumps(obj, default=str))
+
+
+def _oversized(sources: Sequence[Source], made_all: list[list[tuple]]) -> dict[str, str]:
+    """The sources whose entries would take more of ``leaderboard.json`` than their own cells
+    hold (or :data:`OUTPUT_FLOOR`), each with the line saying so (issue 48, trial 10: 16 MB of
+    cells made 420 MB of board, each board copying the cells' claims).
+
+    An entry counts, whole, for every source holding a copy of one of its cells. Honest
+    sources take a few percent of their size (the committed references: 6-7%)."""
+    out: Counter[str] = Counter()
+    for made in made_all:
+        for e, _sc, _v in made:
+            size = _size(e)
+            for sid in {p["source"] for pt in e["points"] for c in pt["cells"]
+                        for p in c["provenance"]}:
+                out[sid] += size
+    over = {}
+    for s in sources:
+        held = sum(_size(c.spec) + _size(c.metrics) + _size(c.provenance) for c in s.cells)
+        if out[s.id] > max(OUTPUT_FLOOR, held):
+            over[s.id] = (f"{s.id}: its entries would take {out[s.id]:,} bytes of the board, "
+                          f"more than the {held:,} its {len(s.cells)} cells hold (and the "
+                          f"{OUTPUT_FLOOR:,} any source may take); all its cells left out")
+    return over
+
+
 def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = (),
@@ -527,13 +559,13 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     maintainer's keyring, ``{key id: name}`` (:func:`bench.results.signing.read_keyring`);
     a verified signer it does not list is shown by its key.
     """
-    sources, data_warnings = check_data_claims(sources)
-    cells, conflicts, variants = merge(list(sources), frozenset(trusted))
+    checked, data_warnings = check_data_claims(sources)
+    cells, conflicts, variants = merge(list(checked), frozenset(trusted))
     copies = {m.hash: m for m in cells}
     records = select_privacy([CellRecord(m.hash, m.spec, m.metrics, Path(m.hash))
                               for m in cells], adversary)
     groups, warnings = group_cells(records)
-    audit_dirs = [(d, s.id) for s in sources for d in s.audit_folders]
+    audit_dirs = [(d, s.id) for s in checked for d in s.audit_folders]
     audit_dirs += [(Path(a), None) for a in extra_audits]
     audits = [(a, owner) for a, owner in ((load_audits(d), o) for d, o in audit_dirs)
               if a is not None]
@@ -543,6 +575,14 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     rows = rows_by_config(groups)
     boards = list(_boards(rows, allow_mixed_versions))
     made_all = [[_entry(board, row, opts) for row in board.rows] for board in boards]
+    over = _oversized(checked, made_all)
+    if over:  # those sources are left out whole (each with its line), the board built again
+        return build([Source(s.id, s.kind, s.location, problems=[over[s.id]])
+                      if s.id in over else s for s in sources],
+                     allow_mixed_versions=allow_mixed_versions, resamples=resamples,
+                     seed=seed, extra_audits=extra_audits, trusted=trusted, verify=verify,
+                     verify_seed=verify_seed, adversary=adversary, audit_sets=audit_sets,
+                     stamp=stamp, keys=keys)
     infos = [_board_info(board) for board in boards]
     titles(infos)
     refuted: list[str] = []
@@ -574,7 +614,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                             "title": info.title, "dataset_title": info.dataset_title,
                             "settings": info.settings, "power": power,
                             "baselines": baselines, "entries": ids})
-    problems = [p for s in sources for p in s.problems] + data_warnings + warnings
+    problems = [p for s in checked for p in s.problems] + data_warnings + warnings
     problems += [w for a, _owner in audits for w in a.warnings]
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
@@ -585,7 +625,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "measure_labels": dict(MEASURE_LABELS),
         "score": {"name": "anchored_hypervolume", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
-        "sources": [s.describe() | {"trusted": s.id in trusted} for s in sources],
+        "sources": [s.describe() | {"trusted": s.id in trusted} for s in checked],
         "boards": boards_json, "entries": entries_json,
         "conflicts": conflicts, "platform_variants": variants, "problems": problems,
         "verify": {"cells_per_entry": verify, "seed": verify_seed, "refuted_sources": refuted,

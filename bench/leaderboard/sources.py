@@ -109,14 +109,35 @@ class Source:
                 "signers": sorted({c.signer for c in self.cells if c.signer})}
 
 
+MAX_CLAIM = 200
+"""Characters kept of a provenance value (a host name, a commit, ``run_by``); a longer claim
+is cut, and says so, so that no copied claim bloats the board (issue 48, trial 10)."""
+
+
+def _claim(v: Any, limit: int = MAX_CLAIM) -> str | None:
+    """A provenance value as the board shows it: text, at most ``limit`` characters (None for
+    anything but text)."""
+    if not isinstance(v, str):
+        return None
+    return v if len(v) <= limit else f"{v[:limit]}... ({len(v)} characters, cut)"
+
+
 def provenance_record(raw: Any, suite_version: Any = None) -> dict[str, Any]:
     """A provenance record with every key (null where ``raw`` lacks it); the suite version
-    falls back to the one the cell's metrics record."""
+    falls back to the one the cell's metrics record.
+
+    A submitted record is a claim, read as bounded text: each value a string of at most
+    :data:`MAX_CLAIM` characters (anything else null) and ``numeric`` its platform ``id`` only
+    (:func:`bench.leaderboard.merge.platform_of`; the whole record stays in the cell's
+    manifest)."""
     raw = raw if isinstance(raw, dict) else {}
-    out = {k: raw.get(k) for k in PROVENANCE_KEYS}
+    out: dict[str, Any] = {k: _claim(raw.get(k)) for k in PROVENANCE_KEYS if k != "numeric"}
+    num = raw.get("numeric")
+    pid = _claim(num.get("id"), 64) if isinstance(num, dict) else None
+    out["numeric"] = {"id": pid} if pid else None
     if out["suite_version"] is None and suite_version:
-        out["suite_version"] = str(suite_version)
-    return out
+        out["suite_version"] = _claim(str(suite_version))
+    return {k: out[k] for k in PROVENANCE_KEYS}
 
 
 def invalid(spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:

@@ -54,6 +54,11 @@ sections of the typed record (:class:`bench.results.sections.CellMetrics`), decl
 MAX_MAGNITUDE = 1e12
 """Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
 statistics)."""
+MAX_ATTRIBUTES = 16
+"""Most private attributes a cell may measure (each one is a board of the leaderboard: more
+would let one cell appear on many boards; the committed references measure at most one)."""
+MAX_ATTRIBUTE_NAME = 128
+"""Longest private attribute name (a dataset column's name), in characters."""
 _UNIT_KEYS = ("privacy", "n_w", "accuracy")
 """Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
 
@@ -230,6 +235,16 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
         upgrade(metrics)  # every section a mapping where the typed record needs one
     except TypeError as e:
         return f"{M}: {e}"
+    privacy = metrics.get("privacy")
+    if isinstance(privacy, Mapping):
+        if len(privacy) > MAX_ATTRIBUTES:
+            return (f"{M}: privacy measures {len(privacy)} private attributes, more than the "
+                    f"{MAX_ATTRIBUTES} a cell may")
+        for name in privacy:
+            if not (isinstance(name, str) and 0 < len(name) <= MAX_ATTRIBUTE_NAME
+                    and name.isprintable()):
+                return (f"{M}: a private attribute's name is not printable text of 1 to "
+                        f"{MAX_ATTRIBUTE_NAME} characters")
     plugins = metrics.get("plugins")
     if plugins is not None and not (isinstance(plugins, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in plugins.items())):
