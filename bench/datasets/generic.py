@@ -85,6 +85,15 @@ def _columns(
     names = [str(label)] + [str(p) for p in priv]
     if len(set(names)) != len(names):
         raise DatasetConfigError(f"dataset {fmt!r}: label and private columns must differ")
+    from bench.results.record import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
+
+    if len(priv) > MAX_ATTRIBUTES:
+        raise DatasetConfigError(f"dataset {fmt!r}: {len(priv)} private columns, more than "
+                                 f"the {MAX_ATTRIBUTES} a cell may measure")
+    bad = [n for n in names[1:] if not (0 < len(n) <= MAX_ATTRIBUTE_NAME and n.isprintable())]
+    if bad:
+        raise DatasetConfigError(f"dataset {fmt!r}: a private column's name must be printable "
+                                 f"text of 1 to {MAX_ATTRIBUTE_NAME} characters")
     return str(text), str(label), [str(p) for p in priv], (str(group) if group else None)
 
 

@@ -125,3 +125,15 @@ def test_error_messages_name_line_and_column_never_the_value(tmp_path: Path, cas
     assert "mine.jsonl" in str(e.value) and SECRET not in str(e.value)
     if case != "one_valued_column":
         assert "mine.jsonl:7" in str(e.value)
+
+
+def test_more_private_columns_than_a_cell_may_measure_are_refused_up_front(tmp_path):
+    """A cell measures at most 16 private attributes (a reader leaves out one with more:
+    issue 48, trial 10), so a dataset naming more is refused before anything runs."""
+    from bench.datasets.generic import _columns
+
+    with pytest.raises(DatasetConfigError, match="17 private columns, more than the 16"):
+        _columns("csv", "t", "y", [f"p{i}" for i in range(17)], None)
+    with pytest.raises(DatasetConfigError, match="printable text of 1 to 128"):
+        _columns("csv", "t", "y", ["p" * 129], None)
+    assert _columns("csv", "t", "y", [f"p{i}" for i in range(16)], None)[2][-1] == "p15"
