@@ -3,10 +3,12 @@
 :func:`read_folder` reads ``<folder>/cells`` through the report's reader (sealed cells are
 integrity-checked; damaged, half-written and unreadable ones are left out with one line each),
 the provenance each cell's manifest records and the signer its signature proves
-(:mod:`bench.results.signing`). :func:`read_mlflow` finds the cell runs of a tracking server or
-store through MLflow's search API and reads each run's spec, metrics, manifest, signature and
-provenance artifacts (:mod:`bench.results.layout` names them) only from where the store keeps
-them, checked as a folder's cells are. Both give a :class:`Source`.
+(:mod:`bench.results.signing`). :func:`read_mlflow` finds the cell runs of a tracking store
+(a tracking server through its REST API, every request bounded in bytes and time:
+:mod:`bench.leaderboard.server`; a local store through MLflow's client) and reads each run's
+spec, metrics, manifest, signature and provenance artifacts (:mod:`bench.results.layout` names
+them) only from where the store keeps them, checked as a folder's cells are. Both give a
+:class:`Source`.
 
 A source that cannot be read at all (no such folder, no ``cells/`` inside, a server that does
 not answer) raises :class:`LeaderboardError` with one line naming it.
@@ -21,21 +23,19 @@ from __future__ import annotations
 
 import logging
 import os
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.errors import InputError
+from bench.leaderboard.server import CELL_FILTER, Server
 from bench.results import layout
 from bench.results.provenance import KEYS as PROVENANCE_KEYS
 from bench.results.record import hash_problem, scan, validate
 from bench.results.signing import SignatureError, cell_signer, verify_signature
 from bench.results.store import (
-    MAX_FILE_BYTES,
     manifest_problem,
     parse_object,
     read_regular,
@@ -214,17 +214,9 @@ def read_folder(path: str | Path, sid: str) -> Source:
 
 
 def _probe(uri: str) -> None:
-    """Fail fast (one line) when a tracking server does not answer: MLflow's own client
-    retries for minutes."""
-    if uri.startswith(("http://", "https://")):
-        try:
-            with urllib.request.urlopen(uri.rstrip("/") + "/health", timeout=10) as r:
-                r.read(64)
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            reason = getattr(e, "reason", None) or e
-            raise LeaderboardError(f"{uri}: MLflow tracking server not reachable "
-                                   f"({reason})") from None
-    elif uri.startswith("sqlite:///"):
+    """Fail fast (one line) when a local store does not exist: MLflow's own client would
+    create one, or retry for minutes."""
+    if uri.startswith("sqlite:///"):
         db = Path(uri.removeprefix("sqlite:///"))
         if not db.is_file():
             raise LeaderboardError(f"{uri}: no MLflow store at {db}")
@@ -232,6 +224,23 @@ def _probe(uri: str) -> None:
         p = Path(uri.removeprefix("file://")) if uri.startswith("file:") else Path(uri)
         if not p.is_dir():
             raise LeaderboardError(f"{uri}: no MLflow store at {p}")
+
+
+def _server_runs(uri: str, src: Source) -> tuple[Server, list[tuple[str, Any]]]:
+    """A tracking server's cell runs, read with bounds (:mod:`bench.leaderboard.server`)."""
+    try:
+        server = Server(uri)
+        server.health()
+    except (OSError, ValueError) as e:
+        raise LeaderboardError(f"{uri}: MLflow tracking server not reachable ({e})") from None
+    try:
+        _n, runs, more = server.cell_runs()
+    except OSError as e:
+        raise LeaderboardError(f"{uri}: cannot read the MLflow store ({e})") from None
+    if more:
+        src.problems.append(f"{src.id}: more than the {len(runs):,} cell runs read; the "
+                            "others not read")
+    return server, [(r.info.experiment_id, r) for r in runs]
 
 
 def read_mlflow(uri: str, sid: str) -> Source:
@@ -242,20 +251,42 @@ def read_mlflow(uri: str, sid: str) -> Source:
     proxy (``mlflow-artifacts:`` URIs) for a server, inside the store's folder for a local
     store; only the cell's named files, regular and size-bounded, then parsed and validated as
     a folder's cells are. A run whose artifacts point anywhere else is left out, by name."""
+    src = Source(sid, "mlflow", uri)
+    if uri.startswith(("http://", "https://")):
+        server, runs = _server_runs(uri, src)
+        web: str | None = uri.rstrip("/")
+    else:
+        server, runs, web = None, _local_runs(uri), None
+    for exp_id, run in runs:
+        cell = _run_cell(uri, exp_id, run, sid, web, server)
+        if isinstance(cell, str):
+            src.problems.append(cell)
+        else:
+            src.cells.append(cell)
+    if runs and not src.cells:
+        raise LeaderboardError(
+            f"{uri}: none of its {len(runs)} cell run(s) could be read (e.g. "
+            f"{src.problems[-1]}). Fix: read the results folder itself (bench leaderboard "
+            f"RESULTS) or its store (--mlflow sqlite:///RESULTS/mlflow.db); a tracking server "
+            f"must serve its runs' artifacts (mlflow ui / mlflow server on that store, or "
+            f"bench mlflow-sync --results RESULTS --tracking-uri URI to log them there)")
+    return src
+
+
+def _local_runs(uri: str) -> list[tuple[str, Any]]:
+    """A local store's cell runs, through MLflow's own client (the store is a file here)."""
     _probe(uri)
     from bench.results.mirror import import_mlflow
 
     MlflowClient = import_mlflow().MlflowClient  # noqa: N806 (the class, by its name)
 
-    src = Source(sid, "mlflow", uri)
     try:
         client = MlflowClient(tracking_uri=uri)
-        experiments = client.search_experiments()
         runs = []
-        for exp in experiments:
+        for exp in client.search_experiments():
             token = None
             while True:
-                page = client.search_runs([exp.experiment_id], "tags.`bench.kind` = 'cell'",
+                page = client.search_runs([exp.experiment_id], CELL_FILTER,
                                           max_results=1000, page_token=token)
                 runs += [(exp.experiment_id, r) for r in page]
                 token = page.token
@@ -264,21 +295,7 @@ def read_mlflow(uri: str, sid: str) -> Source:
     except Exception as e:  # noqa: BLE001 - any MLflow failure: one line naming the URI
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise LeaderboardError(f"{uri}: cannot read the MLflow store ({first})") from None
-    web = uri.rstrip("/") if uri.startswith(("http://", "https://")) else None
-    for exp_id, run in runs:
-        cell = _run_cell(uri, exp_id, run, sid, web)
-        if isinstance(cell, str):
-            src.problems.append(cell)
-        else:
-            src.cells.append(cell)
-    if runs and not src.cells:
-        raise LeaderboardError(
-            f"{uri}: none of its {len(runs)} cell run(s) could be read (first: "
-            f"{src.problems[0]}). Fix: read the results folder itself (bench leaderboard "
-            f"RESULTS) or its store (--mlflow sqlite:///RESULTS/mlflow.db); a tracking server "
-            f"must serve its runs' artifacts (mlflow ui / mlflow server on that store, or "
-            f"bench mlflow-sync --results RESULTS --tracking-uri URI to log them there)")
-    return src
+    return runs
 
 
 def _store_root(uri: str) -> Path | None:
@@ -291,60 +308,32 @@ def _store_root(uri: str) -> Path | None:
     return Path(urllib.parse.urlparse(uri).path if uri.startswith("file:") else uri).resolve()
 
 
-def _missing(e: urllib.error.HTTPError) -> bool:
-    """Whether a tracking server's error answer says the artifact does not exist."""
-    try:
-        body = e.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    return "RESOURCE_DOES_NOT_EXIST" in body or "No such file" in body
-
-
-def _artifact_reader(uri: str, artifact_uri: str,
-                     run_id: str = "") -> Callable[[str], bytes | None] | str:
+def _artifact_reader(uri: str, artifact_uri: str, run_id: str = "",
+                     server: Server | None = None) -> Callable[[str], bytes | None] | str:
     """A reader of one run's named artifacts (``read(name)``: its bytes, None if the run has
     no such artifact; OSError if it cannot be read), or why the run's artifacts are not read.
 
-    A tracking server: through the server's own ``get-artifact`` route, which reads the run's
-    artifacts where that server keeps them (its ``mlflow-artifacts:`` proxy, or its own folder:
-    ``mlflow ui`` over a SQLite store whose runs were logged with ``file:`` artifacts), fetched
-    with a size bound and a timeout; this machine never reads a path a server names and sends
-    no traffic anywhere but to the server. A local store:
-    only folders that resolve inside the store's folder, read as any untrusted cell file
-    (:func:`bench.results.store.read_regular`: no symbolic link followed, bounded)."""
-    root = _store_root(uri)
+    A tracking server (``server``): through the server's own ``get-artifact`` route, which
+    reads the run's artifacts where that server keeps them (its ``mlflow-artifacts:`` proxy,
+    or its own folder: ``mlflow ui`` over a SQLite store whose runs were logged with ``file:``
+    artifacts), each answer bounded in size and time (:meth:`bench.leaderboard.server.Server.
+    artifact`); this machine never reads a path a server names and sends no traffic anywhere
+    but to the server. A local store: only folders that resolve inside the store's folder,
+    read as any untrusted cell file (:func:`bench.results.store.read_regular`: no symbolic
+    link followed, bounded)."""
     parsed = urllib.parse.urlparse(artifact_uri)
-    if root is None:
-        server = urllib.parse.urlparse(uri)
+    if server is not None:
+        own = urllib.parse.urlparse(uri)
         if parsed.scheme == "mlflow-artifacts" and (
-                parsed.netloc not in ("", server.netloc) or ".." in parsed.path.split("/")):
+                parsed.netloc not in ("", own.netloc) or ".." in parsed.path.split("/")):
             return (f"artifacts at {artifact_uri[:120]!r}, not on the tracking server's own "
                     "artifact proxy; not read")
-        # the server's own get-artifact route: the server reads the run's artifacts where it
-        # keeps them (its proxy, or its local folder: `mlflow ui` on a SQLite store logged with
-        # file: artifacts), this machine never reads a path a server names
-        base = f"{uri.rstrip('/')}/get-artifact?run_uuid={urllib.parse.quote(run_id)}&path="
-
-        def fetch(name: str) -> bytes | None:
-            try:
-                with urllib.request.urlopen(base + urllib.parse.quote(name),
-                                            timeout=30) as r:
-                    data = r.read(MAX_FILE_BYTES + 1)
-            except urllib.error.HTTPError as e:
-                if e.code in (404, 400) or (e.code == 500 and _missing(e)):
-                    return None
-                raise OSError(f"{name}: HTTP {e.code}") from None
-            except (urllib.error.URLError, ValueError) as e:
-                raise OSError(f"{name}: {getattr(e, 'reason', e)}") from None
-            if len(data) > MAX_FILE_BYTES:
-                raise OSError(f"{name} has more than the {MAX_FILE_BYTES} bytes a cell file "
-                              "may have")
-            return data
-        return fetch
+        return lambda name: server.artifact(run_id, name)
+    root = _store_root(uri)
     if parsed.scheme not in ("", "file"):
         return f"artifacts at {artifact_uri[:120]!r}, outside the store; not read"
     folder = Path(urllib.parse.unquote(parsed.path) if parsed.scheme else artifact_uri).resolve()
-    if not folder.is_relative_to(root):
+    if root is None or not folder.is_relative_to(root):
         return f"artifacts at {artifact_uri[:120]!r}, outside the store's folder {root}; not read"
 
     def read(name: str) -> bytes | None:
@@ -355,14 +344,15 @@ def _artifact_reader(uri: str, artifact_uri: str,
     return read
 
 
-def _run_cell(uri: str, exp_id: str, run: Any, sid: str, web: str | None) -> SourceCell | str:
+def _run_cell(uri: str, exp_id: str, run: Any, sid: str, web: str | None,
+              server: Server | None = None) -> SourceCell | str:
     """One run as a :class:`SourceCell`, or the line saying why it is left out."""
     rid = run.info.run_id
     h = run.data.tags.get("bench.cell_hash", "")
-    where = f"{sid}: run {rid[:12]} (cell {h or '?'})"
+    where = f"{sid}: run {rid[:12]} (cell {str(h)[:64] or '?'})"
     if run.info.status != "FINISHED":
-        return f"{where}: run status {run.info.status}; left out"
-    read = _artifact_reader(uri, str(run.info.artifact_uri or ""), rid)
+        return f"{where}: run status {str(run.info.status)[:40]}; left out"
+    read = _artifact_reader(uri, str(run.info.artifact_uri or ""), rid, server)
     if isinstance(read, str):
         return f"{where}: {read}; left out"
     raw: dict[str, bytes | None] = {}
