@@ -29,3 +29,12 @@ def cache_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
     return base / "bench"
+
+
+MAX_ATTRIBUTES = 16
+"""Most private attributes a cell may measure (each one is a board of the leaderboard: more
+would let one cell appear on many boards; the committed references measure at most one). A
+dataset naming more is refused (:mod:`bench.datasets.generic`), a cell holding more is left out
+by every reader (:func:`bench.results.record.validate`)."""
+MAX_ATTRIBUTE_NAME = 128
+"""Longest private attribute name (a dataset column's name), in characters."""

@@ -410,11 +410,9 @@ def test_a_source_whose_entries_outgrow_its_cells_is_left_out_whole(tmp_path, mo
     each measuring 16 private attributes, so copied onto 16 boards) is left out whole, with
     one line, and the board built without it; honest sources take a few percent of theirs.
     The floor every source may take (4 MiB) is lowered here so 45 cells can show it."""
-    import importlib
-
+    import bench.leaderboard.bounds as lb
     from bench.leaderboard import build, read_sources
 
-    lb = importlib.import_module("bench.leaderboard.build")  # the module, not the function
     monkeypatch.setattr(lb, "OUTPUT_FLOOR", 0)
     alone = build(read_sources([_copy(tmp_path / "honest")]), resamples=100)
     assert not any("bytes of the board" in p for p in alone["problems"]) and alone["entries"]

@@ -24,6 +24,7 @@ from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_da
 from bench.datasets.errors import DatasetConfigError, DatasetFileNotFoundError, DatasetFormatError
 from bench.datasets.files import empty_check, iter_json_lines, open_utf8, require_path
 from bench.datasets.labels import encode_labels, kind_for
+from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
 
 logger = logging.getLogger(__name__)
 
@@ -85,8 +86,6 @@ def _columns(
     names = [str(label)] + [str(p) for p in priv]
     if len(set(names)) != len(names):
         raise DatasetConfigError(f"dataset {fmt!r}: label and private columns must differ")
-    from bench.results.record import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
-
     if len(priv) > MAX_ATTRIBUTES:
         raise DatasetConfigError(f"dataset {fmt!r}: {len(priv)} private columns, more than "
                                  f"the {MAX_ATTRIBUTES} a cell may measure")

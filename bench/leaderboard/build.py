@@ -43,9 +43,10 @@ from bench.analysis.privacy import (
     select_privacy,
 )
 from bench.analysis.results import CellRecord, Group, component, group_cells
+from bench.leaderboard.bounds import oversized
 from bench.leaderboard.data_claims import check_data_claims
 from bench.leaderboard.merge import CONFLICT, UNSEALED, MergedCell, merge, platform_of
-from bench.leaderboard.rank import Point, Score, rank, score
+from bench.leaderboard.rank import Point, Score, board_power, rank, score
 from bench.leaderboard.rows import Row, rows_by_config
 from bench.leaderboard.sources import Source
 from bench.leaderboard.titles import BoardInfo, describe_board, titles
@@ -419,26 +420,6 @@ def _baseline_json(row: Row, attr: str) -> dict[str, Any]:
             "measures": point_measures(g), "cells": [r.hash for r in g.records]}
 
 
-def board_power(scores: Sequence[Score | None], ranks: Sequence[int | None]
-                ) -> dict[str, Any] | None:
-    """What a board can tell apart, from the spread its entries' intervals show.
-
-    Two entries get different ranks only when their intervals do not overlap
-    (:func:`bench.analysis.stats.interval_ranks`), i.e. when their scores differ by more than
-    the sum of their half-widths; with the board's median half-width h the smallest difference
-    it ranks is about ``2h`` (``min_detectable_difference``). Also how many ranked entries share
-    rank 1. Intervals of width 0 (every seed the same, e.g. a score clipped at 0) say nothing
-    about the spread and are left out of the median. None: no entry has a wider interval."""
-    halves = sorted(h for sc in scores if sc is not None and sc.ci is not None
-                    and (h := (sc.ci[1] - sc.ci[0]) / 2) > 0)
-    ranked = [r for r in ranks if r is not None]
-    if not halves:
-        return None
-    h = float(np.median(halves))
-    return {"median_half_width": h, "min_detectable_difference": 2 * h,
-            "n_ranked": len(ranked), "n_rank1": sum(r == 1 for r in ranked)}
-
-
 def _pareto(entries: Sequence[dict[str, Any]], baselines: Sequence[dict[str, Any]]) -> None:
     """Mark the points no other point of the board (baselines included) dominates."""
     pts = [(p["privacy"], p["utility"]) for e in entries for p in e["points"]
@@ -506,38 +487,6 @@ def _exclude_refuted(made: list[tuple], copies: dict[str, MergedCell],
     return out
 
 
-OUTPUT_FLOOR = 4 * 2**20
-"""Bytes of ``leaderboard.json`` any source may take, however small its own cells."""
-
-
-def _size(obj: Any) -> int:
-    return len(json.dumps(obj, default=str))
-
-
-def _oversized(sources: Sequence[Source], made_all: list[list[tuple]]) -> dict[str, str]:
-    """The sources whose entries would take more of ``leaderboard.json`` than their own cells
-    hold (or :data:`OUTPUT_FLOOR`), each with the line saying so (issue 48, trial 10: 16 MB of
-    cells made 420 MB of board, each board copying the cells' claims).
-
-    An entry counts, whole, for every source holding a copy of one of its cells. Honest
-    sources take a few percent of their size (the committed references: 6-7%)."""
-    out: Counter[str] = Counter()
-    for made in made_all:
-        for e, _sc, _v in made:
-            size = _size(e)
-            for sid in {p["source"] for pt in e["points"] for c in pt["cells"]
-                        for p in c["provenance"]}:
-                out[sid] += size
-    over = {}
-    for s in sources:
-        held = sum(_size(c.spec) + _size(c.metrics) + _size(c.provenance) for c in s.cells)
-        if out[s.id] > max(OUTPUT_FLOOR, held):
-            over[s.id] = (f"{s.id}: its entries would take {out[s.id]:,} bytes of the board, "
-                          f"more than the {held:,} its {len(s.cells)} cells hold (and the "
-                          f"{OUTPUT_FLOOR:,} any source may take); all its cells left out")
-    return over
-
-
 def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
           resamples: int = 1000, seed: int = 0,
           extra_audits: Sequence[str | Path] = (),
@@ -575,7 +524,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
     rows = rows_by_config(groups)
     boards = list(_boards(rows, allow_mixed_versions))
     made_all = [[_entry(board, row, opts) for row in board.rows] for board in boards]
-    over = _oversized(checked, made_all)
+    over = oversized(checked, [[e for e, _sc, _v in made] for made in made_all])
     if over:  # those sources are left out whole (each with its line), the board built again
         return build([Source(s.id, s.kind, s.location, problems=[over[s.id]])
                       if s.id in over else s for s in sources],

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -172,3 +173,23 @@ def rank(scores: Sequence[Score | None], violations: Sequence[bool]) -> list[int
             out[i] = offset + r
         offset += len(idx)
     return out
+
+
+def board_power(scores: Sequence[Score | None], ranks: Sequence[int | None]
+                ) -> dict[str, Any] | None:
+    """What a board can tell apart, from the spread its entries' intervals show.
+
+    Two entries get different ranks only when their intervals do not overlap
+    (:func:`bench.analysis.stats.interval_ranks`), i.e. when their scores differ by more than
+    the sum of their half-widths; with the board's median half-width h the smallest difference
+    it ranks is about ``2h`` (``min_detectable_difference``). Also how many ranked entries share
+    rank 1. Intervals of width 0 (every seed the same, e.g. a score clipped at 0) say nothing
+    about the spread and are left out of the median. None: no entry has a wider interval."""
+    halves = sorted(h for sc in scores if sc is not None and sc.ci is not None
+                    and (h := (sc.ci[1] - sc.ci[0]) / 2) > 0)
+    ranked = [r for r in ranks if r is not None]
+    if not halves:
+        return None
+    h = float(np.median(halves))
+    return {"median_half_width": h, "min_detectable_difference": 2 * h,
+            "n_ranked": len(ranked), "n_rank1": sum(r == 1 for r in ranked)}

@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
 from bench.errors import InputError
 from bench.grid.schema import is_baseline
 from bench.registry import name_problem
@@ -54,11 +55,6 @@ sections of the typed record (:class:`bench.results.sections.CellMetrics`), decl
 MAX_MAGNITUDE = 1e12
 """Largest absolute number a cell may hold (a count or a time; 1e308 would overflow the
 statistics)."""
-MAX_ATTRIBUTES = 16
-"""Most private attributes a cell may measure (each one is a board of the leaderboard: more
-would let one cell appear on many boards; the committed references measure at most one)."""
-MAX_ATTRIBUTE_NAME = 128
-"""Longest private attribute name (a dataset column's name), in characters."""
 _UNIT_KEYS = ("privacy", "n_w", "accuracy")
 """Keys (and any key containing ``macro_f1``) whose numbers are rates in [0, 1]."""
 

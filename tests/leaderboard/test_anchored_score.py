@@ -139,8 +139,7 @@ def test_board_states_its_power(doc: dict) -> None:
 
 
 def test_board_power_counts_rank_one():
-    from bench.leaderboard.build import board_power
-    from bench.leaderboard.rank import Score
+    from bench.leaderboard.rank import Score, board_power
 
     scores = [Score(0.5, (0.4, 0.6)), Score(0.45, (0.3, 0.6)), Score(0.1, (0.05, 0.15)), None]
     assert board_power(scores, [1, 1, 3, None]) == {
