@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +236,11 @@ class _Board:
     rows: list[Row] = field(default_factory=list)
     baselines: list[Row] = field(default_factory=list)
 
+    @cached_property
+    def index(self) -> BaselineIndex:
+        """The board's baselines by exact hash, built once for all its entries."""
+        return baseline_index(r for b in self.baselines for r in b.records())
+
 
 _SUITE_LABEL = re.compile(r"\(suite=[^,()]*\)|, suite=[^,()]*|suite=[^,()]*, ")
 
@@ -334,7 +340,7 @@ def _entry(board: _Board, row: Row, opts: _Options,
     attr = board.key[2]
     points, json_points, flags, anchored = [], [], [], []
     audit, audits = _audit(row, opts.audits, opts.copies)
-    index = baseline_index(r for b in board.baselines for r in b.records())
+    index = board.index
     for k, (eps, g) in enumerate(sorted(row.by_eps.items())):
         pt, gp = _point(g, attr)
         cells = anchored_cells(g, attr or None, index)
