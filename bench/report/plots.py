@@ -5,7 +5,8 @@ One PNG per dataset × model (``curves_<dataset>_<model>.png``): the left panel 
 ε values the cells have, written plainly: ``0.5``, ``1``, ``12``) with error bars spanning the
 95% interval (:class:`bench.analysis.results.Stat`: Student t over n ≥ 2 seeds; one seed: the
 cell's bootstrap interval over the test documents; none where there is no interval) and the
-unprivatized baseline as a dashed line (its interval as a grey band); one further panel per
+unprivatized baseline as a dashed line (its interval as a grey band), each known answer
+(``identity``, ``no_information``: no ε) as a dotted line at its utility; one further panel per
 private attribute plots utility against empirical privacy (1 − macro-F1 of the strongest
 adversary, or of the adversary the report names), error bars (the intervals) on both axes.
 Intervals are drawn as computed, not clipped to [0, 1]. Privacy that is not a valid measurement
@@ -193,14 +194,28 @@ def curves_figure(groups: Sequence[Group], title: str, adversary: str | None = N
 
 def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Group]) -> None:
     """The left panel: each mechanism configuration's utility against ε (log scale where every
-    ε is positive), the baseline as a dashed line with its interval as a band."""
-    finite = [g.config.epsilon for gs in series.values() for g in gs]
+    ε is positive), the baseline as a dashed line with its interval as a band. A known answer
+    (:mod:`bench.mechanisms.known`: ε = 0 for ``no_information``, ∞ for ``identity``) has no
+    place on the ε axis: it is a dotted line at its utility, like the baseline (before, its
+    ε = 0 squeezed every other point onto one vertical line)."""
+    import math
+
+    def on_axis(e: float) -> bool:
+        return math.isfinite(e) and e > 0
+
+    finite = [g.config.epsilon for gs in series.values() for g in gs
+              if on_axis(g.config.epsilon)]
     for i, (label, gs) in enumerate(series.items()):
         pts = [(g.config.epsilon, _utility(g)) for g in gs]
         pts = [(e, s) for e, s in pts if s is not None]
+        line = [s for e, s in pts if not on_axis(e)]
+        pts = [(e, s) for e, s in pts if on_axis(e)]
         if pts:
             ax.errorbar([e for e, _ in pts], [s.mean for _, s in pts],
                         yerr=_errs([s for _, s in pts]), capsize=3, label=label, **_style(i))
+        for s in line:
+            ax.axhline(s.mean, color=_style(i)["color"], linestyle=":", linewidth=1.2,
+                       label=f"{label} (known answer, no ε) {s.mean:.3f}")
     for g in base:
         s = _utility(g)
         if s is not None:

@@ -253,3 +253,35 @@ def test_epsilon_axis_labels_are_the_grids_epsilon_values(eps, labels, upright) 
     assert {t.get_text() for t in ax.get_xticklabels(minor=True)} <= {""}  # no 8×10⁰
     # neighbours that would touch written across are written upright
     assert {t.get_rotation() for t in ax.get_xticklabels()} == {90.0 if upright else 0.0}
+
+
+def test_known_answers_are_lines_not_points_on_the_epsilon_axis() -> None:
+    """The known answers (no_information: ε = 0; identity: ε = ∞) have no place on a log ε
+    axis: drawn there, ε = 0 squeezed every other point onto one vertical line (the committed
+    sotu report). Now each is a dotted line at its utility, named in the legend, and the axis
+    holds the grid's ε only."""
+    from types import SimpleNamespace
+
+    from bench.analysis.results import Stat
+    from bench.report.plots import curves_figure
+
+    def group(e: float, name: str, u: float) -> SimpleNamespace:
+        cfg = SimpleNamespace(epsilon=e, is_baseline=False, mechanism_config=name)
+        return SimpleNamespace(config=cfg, records=[],
+                               stat=lambda *_a: Stat(u, 0.01, 2, u - 0.05, u + 0.05, "t"))
+
+    groups = [group(e, "mvl", 0.5 + e / 100) for e in (3, 10, 25)]
+    groups += [group(0.0, "no_information", 0.23), group(float("inf"), "identity", 0.67)]
+    fig = curves_figure(groups + _eps_groups([])[-1:], "t")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    lo, hi = ax.get_xlim()
+    assert 1 < lo < 3 and 25 < hi < 40, (lo, hi)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["3", "10", "25"]
+    _handles, labels = ax.get_legend_handles_labels()
+    assert "no_information (known answer, no ε) 0.230" in labels
+    assert "identity (known answer, no ε) 0.670" in labels
+    dotted = {round(line.get_ydata()[0], 3) for line in ax.get_lines()
+              if line.get_linestyle() == ":"}
+    assert dotted == {0.23, 0.67}
