@@ -205,6 +205,8 @@ def _named_entry(entry: AdversaryResult | None, name: str) -> AttributePrivacy:
 
 
 def _select_named(rec: CellRecord, name: str, base: CellRecord | None) -> CellMetrics:
+    from bench.attacks.adversary import base_adversary
+
     m = rec.sections
     by_task: dict[str, AttributeDelta] = {}
     privacy = dict(m.privacy)
@@ -212,8 +214,12 @@ def _select_named(rec: CellRecord, name: str, base: CellRecord | None) -> CellMe
     ub = to_float(base.sections.utility.macro_f1) if base is not None else math.nan
     for task in sorted(m.privacy):
         by = adversary_results(rec, task)
-        entry = by.get(name)
-        bentry = adversary_results(base, task).get(name) if base is not None else None
+        # on the baseline a static attack is its base attack (original text both ways)
+        entry = by.get(name) or (by.get(base_adversary(name)) if rec.is_baseline else None)
+        # a static attack is the baseline's attack of its base name (trained and tested on the
+        # original text there, as the adaptive one is)
+        bentry = (adversary_results(base, task).get(base_adversary(name))
+                  if base is not None else None)
         if base is None:
             ok, reason = None, "no unprivatized baseline to check the adversary against"
         else:

@@ -240,9 +240,33 @@ def reads_decoded(name: str, output: str) -> bool:
         and "privatizer" not in adversary_needs(name)
 
 
+STATIC = ":static"
+"""Suffix of a static attack's name in ``by_adversary``: the adversary trained on the original
+text and tested on the privatized text (grid setting ``static_attackers``), beside the adaptive
+one trained on privatized text (the default; e.g. arXiv 2605.01065 reports both)."""
+
+
+def base_adversary(name: str) -> str:
+    """The registry name of an attack as ``by_adversary`` names it (``lexical:static`` ->
+    ``lexical``). On the unprivatized baseline the static and the adaptive attack are one
+    attack, trained and tested on the original text, so a static attack is compared with the
+    baseline's entry of its base name."""
+    return name.removesuffix(STATIC)
+
+
+def runs_static(name: str, output: str, decode: bool) -> bool:
+    """Whether adversary ``name`` also runs static in a cell whose privatized ``output`` it
+    reads: it reads text (the cell's output is text, or vectors decoded for it) and needs no
+    channel of the mechanism (``informed`` attacks through the mechanism itself, no training
+    text to choose)."""
+    if "privatizer" in adversary_needs(name) or "text" not in adversary_accepts(name):
+        return False
+    return output == "text" or (decode and reads_decoded(name, output))
+
+
 def adversary_version(name: str) -> str:
     """Registry version of an adversary (its class' ``version``)."""
-    return str(getattr(ADVERSARIES.get(name), "version", "1"))
+    return str(getattr(ADVERSARIES.get(base_adversary(name)), "version", "1"))
 
 
 def make_adversary(name: str, *, seed: int, n_classes: int | None = None,
@@ -298,13 +322,14 @@ def headline(by_adversary: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def restrict(baseline_task: AttributePrivacy | None, names: Sequence[str]
              ) -> AttributePrivacy | None:
     """The baseline's headline over the adversaries ``names`` only (those a privatized cell
-    runs), so Δprivacy and validity compare the same attacks: a vector-output cell, which has
+    runs; a static attack by its base name, :func:`base_adversary`), so Δprivacy and validity
+    compare the same attacks: a vector-output cell, which has
     no text adversaries, is not compared with a baseline won by ``lexical``. ``None`` when the
     baseline ran none of them. Baselines without ``by_adversary`` (suite < 0.2) are returned
     as they are."""
     if baseline_task is None or not baseline_task.has("by_adversary"):
         return baseline_task
-    wanted = set(names)
+    wanted = {base_adversary(n) for n in names}
     common = {n: m.to_dict() for n, m in baseline_task.by_adversary.items() if n in wanted}
     return AttributePrivacy.from_dict(headline(common)) if common else None
 

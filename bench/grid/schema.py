@@ -82,6 +82,7 @@ OPTIONAL_SETTINGS: dict[str, Any] = {
     "rewriter_fit_on": "public",
     "measures": [],
     "decode_vectors": False,
+    "static_attackers": False,
 }
 """Settings keys that reach a cell (and its hash) only when a grid writes them, so that adding
 them left every earlier cell's identity unchanged; the value here is the default meaning.
@@ -91,7 +92,10 @@ data) or ``private`` (on the evaluated dataset's train split; the guarantee is v
 linkage_minilm, mia_low_fpr) added to the cells they apply to. ``decode_vectors``: in cells
 whose output is vectors, the adversaries that read only text attack each vector decoded to its
 nearest public word (:func:`bench.run.attacks.decode_vectors`), post-processing any attacker
-has for free; without it they are left out of such cells."""
+has for free; without it they are left out of such cells. ``static_attackers``: in privatized
+cells, each text adversary also runs *static* -- trained on the original text, tested on the
+privatized test split (``<name>:static`` in ``by_adversary``) -- beside the default *adaptive*
+one trained on privatized text; the headline is the strongest of all."""
 
 FALLBACK_MODELS: dict[str, frozenset[str]] = {
     "bow": frozenset({"text", "vectors"}),

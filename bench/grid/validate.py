@@ -109,7 +109,7 @@ class Parser:
                                              f"'privatized' (it queries with the privatized text "
                                              f"the target was trained on), got "
                                              f"{s['mia_query']!r}")
-        for flag in ("mia", "rewrite_metrics", "baseline", "decode_vectors"):
+        for flag in ("mia", "rewrite_metrics", "baseline", "decode_vectors", "static_attackers"):
             if flag in s and not isinstance(s[flag], bool):
                 raise self.fail(k + flag, f"must be true or false, got {s[flag]!r}")
         models = s["models"]

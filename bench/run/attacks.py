@@ -69,7 +69,8 @@ def _attack_privatizer(cell: Cell):
 
 def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
                    results: str | Path | None = None,
-                   costs: dict[str, float] | None = None) -> dict[str, Any]:
+                   costs: dict[str, float] | None = None,
+                   original: tuple[list, list, list] | None = None) -> dict[str, Any]:
     """Every configured adversary on every private attribute; privacy = the strongest attack.
 
     For each privacy task, each adversary of the cell (:func:`bench.attacks.adversary.
@@ -82,8 +83,15 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
     ADVERSARY_NEEDS`); the attack privatizer is built once, when the first one needs it, and
     the channel cache is the one of ``results`` (None: none). What the adversaries report in
     ``costs_`` (:data:`COSTS`) is added up into ``costs``.
+
+    With the grid setting ``static_attackers`` and ``original`` (the original documents'
+    train, dev and test splits), a privatized cell also runs each text adversary *static*
+    (:func:`bench.attacks.adversary.runs_static`): fitted on the original train split (dev
+    for model selection) and scored on the privatized test split, as ``<name>:static``; the
+    adaptive attack above is trained on privatized text. Both count for the headline.
     """
     from bench.attacks.adversary import (
+        STATIC,
         adversary_needs,
         adversary_version,
         attribute_adversary,
@@ -91,11 +99,14 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
         make_adversary,
         reads_decoded,
         resolve_adversaries,
+        runs_static,
     )
     from bench.metrics.classification import chance_level
 
     split = ds.splits
     decode = bool(cell.settings.get("decode_vectors"))
+    static = bool(cell.settings.get("static_attackers")) and original is not None \
+        and not cell.is_baseline
     names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
                                           cell.output, decode)
     decoded: list = []  # the splits decoded to words, on first need
@@ -137,5 +148,14 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
                 for k, v in (getattr(res.model, "costs_", None) or {}).items():
                     if k in COSTS:
                         costs[k] = costs.get(k, 0) + v
+            if static and runs_static(name, cell.output, decode):
+                assert original is not None
+                adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
+                                     params=cell.model_kwargs() if name == cell.model else None)
+                res = attribute_adversary(
+                    adv, original[0], y_tr, Xa[2], y_te, X_dev=original[1],
+                    y_dev=ptask.labels[split["dev"]], n_classes=n_cls, seed=cell.seed,
+                    chance=chance)
+                by_adv[name + STATIC] = res.metrics | {"version": adversary_version(name)}
         out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
     return out
