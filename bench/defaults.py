@@ -38,3 +38,9 @@ dataset naming more is refused (:mod:`bench.datasets.generic`), a cell holding m
 by every reader (:func:`bench.results.record.validate`)."""
 MAX_ATTRIBUTE_NAME = 128
 """Longest private attribute name (a dataset column's name), in characters."""
+
+
+def is_attribute_name(name: object) -> bool:
+    """Whether ``name`` may name a private attribute: printable text of 1 to
+    :data:`MAX_ATTRIBUTE_NAME` characters."""
+    return isinstance(name, str) and 0 < len(name) <= MAX_ATTRIBUTE_NAME and name.isprintable()

@@ -24,7 +24,7 @@ from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_da
 from bench.datasets.errors import DatasetConfigError, DatasetFileNotFoundError, DatasetFormatError
 from bench.datasets.files import empty_check, iter_json_lines, open_utf8, require_path
 from bench.datasets.labels import encode_labels, kind_for
-from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
+from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES, is_attribute_name
 
 logger = logging.getLogger(__name__)
 
@@ -89,8 +89,7 @@ def _columns(
     if len(priv) > MAX_ATTRIBUTES:
         raise DatasetConfigError(f"dataset {fmt!r}: {len(priv)} private columns, more than "
                                  f"the {MAX_ATTRIBUTES} a cell may measure")
-    bad = [n for n in names[1:] if not (0 < len(n) <= MAX_ATTRIBUTE_NAME and n.isprintable())]
-    if bad:
+    if not all(is_attribute_name(n) for n in names[1:]):
         raise DatasetConfigError(f"dataset {fmt!r}: a private column's name must be printable "
                                  f"text of 1 to {MAX_ATTRIBUTE_NAME} characters")
     return str(text), str(label), [str(p) for p in priv], (str(group) if group else None)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -198,7 +199,6 @@ def _plot_utility_vs_eps(ax: Any, series: dict[str, list[Group]], base: list[Gro
     (:mod:`bench.mechanisms.known`: ε = 0 for ``no_information``, ∞ for ``identity``) has no
     place on the ε axis: it is a dotted line at its utility, like the baseline (before, its
     ε = 0 squeezed every other point onto one vertical line)."""
-    import math
 
     def on_axis(e: float) -> bool:
         return math.isfinite(e) and e > 0
@@ -258,8 +258,6 @@ def _epsilon_labels(ax: Any, values: Sequence[float]) -> tuple[list[str], bool]:
 
     Widths are estimated from the character counts at :data:`EPS_TICK_FONTSIZE` (a DejaVu Sans
     digit is about 0.6 em), positions from the panel's width and the axis' scale."""
-    import math
-
     labels = [fmt_eps(v) for v in values]
     if len(values) < 2:
         return labels, False

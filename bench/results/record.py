@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES
+from bench.defaults import MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES, is_attribute_name
 from bench.errors import InputError
 from bench.grid.schema import is_baseline
 from bench.registry import name_problem
@@ -236,11 +236,9 @@ def _metrics_problem(metrics: Mapping[str, Any]) -> str | None:
         if len(privacy) > MAX_ATTRIBUTES:
             return (f"{M}: privacy measures {len(privacy)} private attributes, more than the "
                     f"{MAX_ATTRIBUTES} a cell may")
-        for name in privacy:
-            if not (isinstance(name, str) and 0 < len(name) <= MAX_ATTRIBUTE_NAME
-                    and name.isprintable()):
-                return (f"{M}: a private attribute's name is not printable text of 1 to "
-                        f"{MAX_ATTRIBUTE_NAME} characters")
+        if not all(is_attribute_name(name) for name in privacy):
+            return (f"{M}: a private attribute's name is not printable text of 1 to "
+                    f"{MAX_ATTRIBUTE_NAME} characters")
     plugins = metrics.get("plugins")
     if plugins is not None and not (isinstance(plugins, dict) and all(
             isinstance(k, str) and isinstance(v, str) for k, v in plugins.items())):

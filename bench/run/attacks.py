@@ -132,30 +132,28 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
                         "attribute_words": (list(ptask.classes)
                                             if ptask.kind == "multilabel" else None),
                         "channel_cache": store}
-            adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
-                                 params=cell.model_kwargs() if name == cell.model else None,
-                                 **{k: provided[k] for k in needs})
             Xa = splits
             if decode and reads_decoded(name, cell.output):
                 if not decoded:
                     decoded.append(decode_vectors(cell, splits))
                 Xa = decoded[0]
-            res = attribute_adversary(
-                adv, Xa[0], y_tr, Xa[2], y_te, X_dev=Xa[1], y_dev=ptask.labels[split["dev"]],
-                n_classes=n_cls, seed=cell.seed, chance=chance)
-            by_adv[name] = res.metrics | {"version": adversary_version(name)}
-            if costs is not None:
-                for k, v in (getattr(res.model, "costs_", None) or {}).items():
-                    if k in COSTS:
-                        costs[k] = costs.get(k, 0) + v
+            # the adaptive attack trains on the privatized text; the static one (grid setting
+            # static_attackers) on the original text; both are scored on the privatized test
+            fits = [("", Xa[0], Xa[1])]
             if static and runs_static(name, cell.output, decode):
                 assert original is not None
+                fits.append((STATIC, original[0], original[1]))
+            for suffix, train, dev in fits:
                 adv = make_adversary(name, seed=cell.seed, n_classes=n_cls,
-                                     params=cell.model_kwargs() if name == cell.model else None)
+                                     params=cell.model_kwargs() if name == cell.model else None,
+                                     **{k: provided[k] for k in needs})
                 res = attribute_adversary(
-                    adv, original[0], y_tr, Xa[2], y_te, X_dev=original[1],
-                    y_dev=ptask.labels[split["dev"]], n_classes=n_cls, seed=cell.seed,
-                    chance=chance)
-                by_adv[name + STATIC] = res.metrics | {"version": adversary_version(name)}
+                    adv, train, y_tr, Xa[2], y_te, X_dev=dev, y_dev=ptask.labels[split["dev"]],
+                    n_classes=n_cls, seed=cell.seed, chance=chance)
+                by_adv[name + suffix] = res.metrics | {"version": adversary_version(name)}
+                if costs is not None:
+                    for k, v in (getattr(res.model, "costs_", None) or {}).items():
+                        if k in COSTS:
+                            costs[k] = costs.get(k, 0) + v
         out[task_name] = headline(by_adv) | {"adversaries_left_out": [list(x) for x in left_out]}
     return out

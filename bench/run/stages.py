@@ -155,10 +155,10 @@ def attacks(run: CellRun) -> None:
     """Every configured adversary on every private attribute
     (:func:`bench.run.attacks.attack_privacy`; channels through the results folder's cache,
     their count and seconds into the cell's runtime record)."""
-    original = tuple(_subset(run.docs, run.ds.splits[s]) for s in ("train", "dev", "test"))
+    train, dev, test = (_subset(run.docs, run.ds.splits[s]) for s in ("train", "dev", "test"))
     set_sections(run.metrics,
                  privacy=attack_privacy(run.cell, run.ds, run.X, run.results, run.runtime,
-                                        original=original))  # type: ignore[arg-type]
+                                        original=(train, dev, test)))
 
 
 def membership(run: CellRun) -> None:
