@@ -23,12 +23,18 @@ setting                      value           acts on
                                              AVX-512 ones; set on x86-64 hosts with AVX2 and
                                              NumPy >= 2.4 only (elsewhere NumPy would refuse
                                              to import), recorded as a problem otherwise
-``ONEDNN_MAX_CPU_ISA``       ``AVX2``        oneDNN, should anything reach it
-torch's oneDNN               off             ``torch.backends.mkldnn.enabled = False`` as soon
-                                             as torch is imported (:func:`configure_torch`,
-                                             from an import hook :func:`pin` installs): the
-                                             LSTM then runs on ATen and MKL (oneDNN promises
-                                             bit-exactness only on the same hardware)
+``ONEDNN_MAX_CPU_ISA``       ``AVX2``        oneDNN (torch's LSTM): its AVX2 + FMA kernels on
+                                             every CPU, whatever else the CPU has
+torch's oneDNN               LSTM only       ``torch.backends.mkldnn.enabled = False`` as soon
+                             (pin v4)        as torch is imported (:func:`configure_torch`,
+                                             from an import hook :func:`pin` installs), and
+                                             on inside :func:`lstm_kernels` only, around
+                                             every ``nn.LSTM`` call of bench's models: the
+                                             LSTM runs on oneDNN's own JIT GEMM and
+                                             activations (pin v3: on ATen and MKL's SSE2
+                                             branch, 3x slower); everything else stays off
+                                             oneDNN (its GELU, which MiniLM uses, differs
+                                             from ATen's)
 torch's VML math             NumPy           ``tanh``, ``sqrt``, ``exp``, ``log``, the
                                              trigonometric and error functions
                                              (:data:`VML_OPS`): torch's build hands them to
@@ -38,10 +44,26 @@ torch's VML math             NumPy           ``tanh``, ``sqrt``, ``exp``, ``log`
                                              CPU dispatch key when torch is imported
 ===========================  ==============  ================================================
 
-Pin v3 (platform ids from ``cpu-pinned-1cc01654`` on): pin v2 lacked the last row, and its
-LSTM cells made on an AVX-512 Intel Xeon did not rerun bit for bit on an AVX-512 AMD EPYC
-(Zen 5), although every probe but the LSTM's agreed; VML was found by making it take other
-CPUs' code paths on one machine (``tests/test_numeric.py``).
+Pin v3 (platform id ``cpu-pinned-1cc01654``): pin v2 lacked the last row, and its LSTM cells
+made on an AVX-512 Intel Xeon did not rerun bit for bit on an AVX-512 AMD EPYC (Zen 5),
+although every probe but the LSTM's agreed; VML was found by making it take other CPUs' code
+paths on one machine (``tests/test_numeric.py``).
+
+Pin v4 (the default; :data:`PIN`) runs torch's LSTM on oneDNN, capped at AVX2, and nothing
+else. Why that is the same on every x86-64 CPU with AVX2: under pin v3 the ``lstm_onednn``
+probe (three Adam steps of an LSTM through oneDNN) gave the same digest on an AVX-512 Intel Xeon
+and an AVX-512 AMD EPYC; and in oneDNN's source (v3.12, the version torch 2.13 bundles) the f32
+LSTM runs its reference RNN driver, training over oneDNN's own JIT ``sgemm`` (torch does not
+build oneDNN with an external BLAS), inference over its AVX2 ``brgemm`` kernels with the whole
+reduction in one block; kernels are chosen by the capped ISA, the blocking is a constant of
+the kernel or splits only independent output rows, no cache-size or core-count heuristic
+applies with one OpenMP thread, nothing branches on the CPU vendor, and the activations are
+AVX2 polynomials (no approximate reciprocal instructions, which differ between vendors). The
+backward pass follows the forward's choice (an LSTM whose forward ran on oneDNN backpropagates
+through oneDNN), so :func:`lstm_kernels` needs to surround the forward call only. Cells
+record their pin, and :func:`as_pin` recomputes a cell under the pin it was made with
+(``bench reference check``, ``bench leaderboard --verify``), so cells of pin v3 stay
+checkable.
 
 The variables act only if set before NumPy and torch are loaded, so :func:`pin` runs when
 ``bench`` is imported (``bench/__init__.py``), before any of its modules loads NumPy, and sets
@@ -86,6 +108,15 @@ MODE_ENV = "BENCH_NUMERIC"
 """Environment variable choosing the numeric environment: ``pinned`` (default) or ``native``."""
 MODES = ("pinned", "native")
 """The values :data:`MODE_ENV` may take."""
+
+PIN_ENV = "BENCH_PIN"
+"""Environment variable choosing the version of the pinned environment (:data:`PINS`): unset
+means :data:`PIN`. Set by :func:`as_pin` to recompute a cell made under an older pin."""
+PINS: dict[int, dict[str, bool]] = {3: {"onednn_lstm": False}, 4: {"onednn_lstm": True}}
+"""What differs between the pin versions that can compute cells: whether torch's LSTM runs on
+oneDNN (:func:`lstm_kernels`)."""
+PIN = 4
+"""The pin version new cells are computed with."""
 
 PINNED_SETTINGS: dict[str, str] = {
     "ATEN_CPU_CAPABILITY": "avx2",
@@ -133,9 +164,61 @@ def mode() -> str:
     return value
 
 
+def pin_version() -> int:
+    """The pin version in force: ``$BENCH_PIN`` (a key of :data:`PINS`), else :data:`PIN`.
+
+    Raises:
+        ValueError: ``$BENCH_PIN`` names no pin version.
+    """
+    value = os.environ.get(PIN_ENV, "").strip()
+    if not value:
+        return PIN
+    if not value.isdigit() or int(value) not in PINS:
+        raise ValueError(f"{PIN_ENV}={value!r}: expected one of "
+                         f"{', '.join(str(v) for v in PINS)} (unset: {PIN})")
+    return int(value)
+
+
+@contextlib.contextmanager
+def as_pin(version: int | None) -> Iterator[None]:
+    """Compute under pin ``version`` (None: the one in force) inside the block: to recompute a
+    cell made under an older pin. A loaded torch is reconfigured on entry and exit (and every
+    torch computation goes through :func:`torch_threads`, which configures it again);
+    processes started inside inherit the version."""
+    if version is None:
+        yield
+        return
+    if version not in PINS:
+        raise ValueError(f"pin version {version!r}: expected one of {sorted(PINS)}")
+    old = os.environ.get(PIN_ENV)
+    os.environ[PIN_ENV] = str(version)
+    _reconfigure_torch()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(PIN_ENV, None)
+        else:
+            os.environ[PIN_ENV] = old
+        _reconfigure_torch()
+
+
+def _reconfigure_torch() -> None:
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        configure_torch(torch)
+
+
 def mode_error() -> str | None:
-    """Why ``$BENCH_NUMERIC`` could not be read when ``bench`` was imported, or None."""
-    return _state["error"]
+    """Why ``$BENCH_NUMERIC`` could not be read when ``bench`` was imported, or ``$BENCH_PIN``
+    now, or None."""
+    if _state["error"]:
+        return _state["error"]
+    try:
+        pin_version()
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def pin() -> None:
@@ -208,13 +291,31 @@ def numpy_pin_applies() -> bool:
 
 
 def configure_torch(torch: Any) -> None:
-    """Apply the pinned environment's torch settings to a loaded torch: oneDNN off, and ATen's
+    """Apply the pinned environment's torch settings to a loaded torch: oneDNN off (on for
+    the LSTM inside :func:`lstm_kernels` only), and ATen's
     MKL-VML math computed by NumPy (:func:`_route_vml_ops`); a no-op with
     ``BENCH_NUMERIC=native``. Idempotent; called when torch is imported (:func:`pin`'s hook)
     and again by :func:`torch_threads`."""
     if _effective_mode() == "pinned":
         torch.backends.mkldnn.enabled = False
         _route_vml_ops(torch)
+
+
+@contextlib.contextmanager
+def lstm_kernels() -> Iterator[None]:
+    """Run the ``nn.LSTM`` calls inside on the pin's LSTM kernels: oneDNN under pin v4, ATen
+    under pin v3 (:data:`PINS`); natively the libraries' own choice (nothing changes). Every
+    LSTM forward of bench's models goes through here; its backward pass follows."""
+    torch = sys.modules.get("torch")
+    if torch is None or _effective_mode() != "pinned":
+        yield
+        return
+    before = torch.backends.mkldnn.enabled
+    torch.backends.mkldnn.enabled = PINS[_effective_pin()]["onednn_lstm"]
+    try:
+        yield
+    finally:
+        torch.backends.mkldnn.enabled = before
 
 
 VML_OPS: dict[str, str] = {
@@ -358,6 +459,15 @@ def _effective_mode() -> str:
         return "pinned"
 
 
+def _effective_pin() -> int:
+    """:func:`pin_version`, or :data:`PIN` where ``$BENCH_PIN`` is invalid (reported as a
+    problem by :func:`platform`)."""
+    try:
+        return pin_version()
+    except ValueError:
+        return PIN
+
+
 @lru_cache(maxsize=1)
 def _cpuinfo() -> dict[str, Any]:
     """The first CPU's ``flags`` and ``vendor_id`` in ``/proc/cpuinfo`` (empty where it cannot
@@ -464,8 +574,13 @@ def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
     if simd is not None and simd != PINNED_NUMPY_SIMD:
         out.append(f"NumPy dispatches to {', '.join(simd) or 'its baseline only'}, not "
                    f"{', '.join(PINNED_NUMPY_SIMD)}{late}")
+    try:
+        pin_version()
+    except ValueError as e:
+        out.append(str(e))
     if torch_rb.get("torch_onednn"):
-        out.append("torch's oneDNN is on (switched on after bench configured torch)")
+        out.append("torch's oneDNN is on outside an LSTM (switched on after bench configured "
+                   "torch)")
     if torch_rb.get("torch_vml") not in (None, VML_ROUTE):
         out.append("torch's VML math runs on MKL's CPU-dependent path (torch was configured "
                    "with BENCH_NUMERIC=native)")
@@ -506,6 +621,7 @@ def platform() -> dict[str, Any]:
     problems = _problems(settings, cores, torch_rb, simd) if asked == "pinned" else []
     rec: dict[str, Any] = {
         "mode": asked, "pinned": asked == "pinned" and not problems, "problems": problems,
+        "pin": _effective_pin() if asked == "pinned" else None,
         "settings": settings, "openblas": cores, "numpy_simd": simd, **torch_rb,
         "host": host_cpu(),
         "versions": library_versions(),
@@ -521,6 +637,8 @@ def platform_id(rec: dict[str, Any]) -> str:
     versions = rec.get("versions") or {}
     if rec.get("pinned"):
         key = {"settings": PINNED_SETTINGS, "torch_vml": VML_ROUTE, "versions": versions}
+        if (rec.get("pin") or 3) != 3:  # pin v3's records have no "pin": their ids stay
+            key["pin"] = rec["pin"]
         prefix = "cpu-pinned"
     elif rec.get("cuda") and rec.get("mode") == "native":
         key = {"cuda": rec.get("cuda"), "versions": versions}
@@ -535,24 +653,46 @@ def platform_id(rec: dict[str, Any]) -> str:
     return f"{prefix}-{digest}"
 
 
-RELEASED_PINNED_IDS = frozenset({"cpu-pinned-1cc01654"})
-"""The pinned platform ids of released pins (pin v3 with the constraints of suite 0.4.0 to
-0.6.0: every committed reference cell records it). A new pin or new pinned library versions
-add their id here."""
+RELEASED_PINS: dict[str, int] = {"cpu-pinned-1cc01654": 3, "cpu-pinned-aca3ad18": 4}
+"""The pinned platform ids of released pins and their pin versions: pin v3 and pin v4 with the
+constraints of suite 0.4.0 on (every committed reference cell records one of them). A new pin
+or new pinned library versions add their id here."""
+RELEASED_PINNED_IDS = frozenset(RELEASED_PINS)
+"""The ids of :data:`RELEASED_PINS`."""
 
 
-@lru_cache(maxsize=1)
+def pinned_id(version: int | None = None) -> str:
+    """The pinned platform id this installation gives under pin ``version`` (None: the one in
+    force), whether or not this process is pinned."""
+    return platform_id({"pinned": True, "pin": version or _effective_pin(),
+                        "versions": library_versions()})
+
+
 def own_pinned_id() -> str:
-    """The pinned platform id this installation gives (its library versions under this pin),
-    whether or not this process is pinned."""
-    return platform_id({"pinned": True, "versions": library_versions()})
+    """The pinned platform id this installation gives under the pin in force."""
+    return pinned_id()
 
 
 def known_pinned(pid: str) -> bool:
-    """Whether ``pid`` is a pinned platform id the suite knows (:data:`RELEASED_PINNED_IDS`, or
-    this installation's own): a copy claiming any other ``cpu-pinned-…`` id is a claim, not a
-    pin (issue 48: a made-up ``cpu-pinned-deadbeef`` was ranked over the honest pinned copy)."""
-    return pid in RELEASED_PINNED_IDS or pid == own_pinned_id()
+    """Whether ``pid`` is a pinned platform id the suite knows (:data:`RELEASED_PINS`, or
+    this installation's own under any pin version): a copy claiming any other
+    ``cpu-pinned-…`` id is a claim, not a pin (issue 48: a made-up ``cpu-pinned-deadbeef``
+    was ranked over the honest pinned copy)."""
+    return pin_of(pid) is not None
+
+
+def pin_of(pid: str | None) -> int | None:
+    """The pin version a pinned platform id was computed under (:data:`RELEASED_PINS`, or this
+    installation's own ids), None for any other id: the version :func:`as_pin` recomputes a
+    cell of that platform with."""
+    if not pid:
+        return None
+    if pid in RELEASED_PINS:
+        return RELEASED_PINS[pid]
+    for version in PINS:
+        if pid == pinned_id(version):
+            return version
+    return None
 
 
 def describe(rec: dict[str, Any] | None) -> str:
@@ -566,6 +706,6 @@ def describe(rec: dict[str, Any] | None) -> str:
     if host.get("vendor"):
         where += f"/{host['vendor']}"
     if rec.get("pinned"):
-        return f"{rec.get('id')}: pinned kernels, {where}; {libs}"
+        return f"{rec.get('id')}: pinned kernels (pin v{rec.get('pin') or 3}), {where}; {libs}"
     why = "; ".join(rec.get("problems") or []) or "BENCH_NUMERIC=native"
     return f"{rec.get('id')}: NOT pinned ({why}), {where}; {libs}"

@@ -149,6 +149,7 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
     every cell of a dataset and seed, as long to train as the cell's own) from the committed
     cell instead of recomputing it; everything else of the cell is recomputed and compared.
     """
+    from bench.numeric import as_pin
     from bench.results.sections import upgrade
     from bench.run import inputs
     from bench.run.worker import run_cell
@@ -165,7 +166,8 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
             from bench.rewriters.pipeline import store_reference
 
             store_reference(cell, inputs.dataset(cell), layout.cache_dir(work), given.to_dict())
-        res = run_cell(cell, work, dh, bh if bh != h else None, overwrite="always")
+        with as_pin(committed_pin(folder, h)):
+            res = run_cell(cell, work, dh, bh if bh != h else None, overwrite="always")
         if res.status != "done":
             problems.append(f"{h[:12]} {cell.name}: rerun {res.status}: {res.error}")
             continue
@@ -175,6 +177,17 @@ def rerun_cells(folder: Path, hashes: list[str], expected: dict[str, tuple], wor
         if not diff:
             logger.info("rerun %s: identical", cell.name)
     return problems
+
+
+def committed_pin(folder: Path, h: str) -> int | None:
+    """The pin version committed cell ``h`` was computed under (:func:`bench.numeric.pin_of`;
+    None where it records no pinned platform the suite knows): it is recomputed under that pin,
+    so the cells of an older pin stay checkable after a new one is released."""
+    from bench.numeric import pin_of
+    from bench.results.store import read_provenance
+
+    rec = (read_provenance(layout.cell_dir(folder, h)) or {}).get("numeric")
+    return pin_of(rec.get("id")) if isinstance(rec, dict) else None
 
 
 TORCH_MODELS = ("lstm", "transformer")
@@ -318,12 +331,16 @@ def check_reference(grid: str, root: str | Path = REFERENCE_ROOT, rerun: int | l
                                          "no longer has it, so it cannot be rerun")
                 todo.append(match[0])
         if todo:
-            from bench.numeric import describe, platform
+            from bench.numeric import as_pin, describe, platform
 
             out.reran = [expected[h][0].name for h in todo]
             out.rerun_problems = rerun_cells(folder, todo, expected, Path(tmp) / "rerun", cells,
                                              given_reference)
-            out.rerun_platform = describe(platform())
+            used = []
+            for version in dict.fromkeys(committed_pin(folder, h) for h in todo):
+                with as_pin(version):
+                    used.append(describe(platform()))
+            out.rerun_platform = "; ".join(used)
     return out
 
 

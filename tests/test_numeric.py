@@ -33,7 +33,7 @@ print(json.dumps(n.platform()))
 def _probe(env: dict[str, str], before: str = "", code: str = _PROBE) -> dict:
     """The platform record of a fresh Python process (``before`` runs ahead of `import bench`)."""
     clean = {k: v for k, v in os.environ.items()
-             if k not in numeric.PINNED_SETTINGS and k not in (numeric.MODE_ENV,
+             if k not in numeric.PINNED_SETTINGS and k not in (numeric.MODE_ENV, numeric.PIN_ENV,
                                                                numeric.NUMPY_CONFLICT)}
     out = subprocess.run([sys.executable, "-c", before + code], env=clean | env,
                          capture_output=True, text=True, timeout=120, check=True)
@@ -47,7 +47,7 @@ def test_import_pins_every_setting_and_the_libraries_report_it_back():
     assert rec["openblas"] == [numeric.PINNED_OPENBLAS_CORE]
     assert rec["torch_cpu_capability"] == numeric.PINNED_TORCH_CAPABILITY
     assert rec["numpy_simd"] == numeric.PINNED_NUMPY_SIMD  # no AVX-512 loops, even on AVX-512
-    assert rec["torch_onednn"] is False
+    assert rec["torch_onednn"] is False and rec["pin"] == numeric.PIN == 4  # on for LSTMs only
     assert rec["settings"]["MKL_CBWR"] == "COMPATIBLE"  # the one MKL branch AMD CPUs honour too
     assert rec["id"].startswith("cpu-pinned-")
     assert rec["versions"]["numpy"] and rec["versions"]["torch"]
@@ -56,19 +56,71 @@ def test_import_pins_every_setting_and_the_libraries_report_it_back():
 
 
 def test_torch_is_configured_when_imported_and_oneDNN_switched_back_on_is_caught():
-    """torch's oneDNN (on by default) promises bit-exactness only on the same hardware: a bench
-    process switches it off as soon as torch is imported, outside torch_threads too (a plugin's
-    own torch code); a process that switched it back on is not recorded as pinned."""
+    """torch's oneDNN (on by default) is switched off as soon as torch is imported, outside
+    torch_threads too (a plugin's own torch code), under every pin version; a process that
+    switched it back on is not recorded as pinned (pin v4 runs the LSTM on oneDNN inside
+    `lstm_kernels` only: its GELU, for one, differs from ATen's)."""
     rec = _probe({}, code=_BARE_TORCH)
     assert rec["torch_onednn"] is False and rec["pinned"] is True, rec["problems"]
+    v3 = _probe({"BENCH_PIN": "3"}, code=_BARE_TORCH)
+    assert v3["torch_onednn"] is False and v3["pinned"] is True and v3["pin"] == 3
+    assert v3["id"] == "cpu-pinned-1cc01654" != rec["id"]  # pin v3's id as its cells record it
     before = _probe({}, before="import torch\n", code=_BARE_TORCH)  # torch loaded before bench
     assert before["torch_onednn"] is False
     on = _probe({}, code=_BARE_TORCH.replace("torch.ones(3).sum()",
                                              "torch.backends.mkldnn.enabled = True"))
     assert on["torch_onednn"] is True and on["pinned"] is False
-    assert any("oneDNN is on" in p for p in on["problems"]), on["problems"]
+    assert any("oneDNN is on outside an LSTM" in p for p in on["problems"]), on["problems"]
     native = _probe({"BENCH_NUMERIC": "native"}, code=_BARE_TORCH)
-    assert native["torch_onednn"] is True  # native: the libraries' own choice
+    assert native["torch_onednn"] is True and native["pin"] is None
+
+
+def test_lstm_kernels_switch_onednn_for_the_lstm_only_as_the_pin_says():
+    """Inside `lstm_kernels` torch's LSTM runs on oneDNN under pin v4 and on ATen under pin v3,
+    and the switch is restored after the block, also when the block raises; the backward pass
+    follows the forward's choice (the probe's training digest with the forward alone inside
+    is pin v4's)."""
+    import torch
+
+    with numeric.lstm_kernels():
+        assert torch.backends.mkldnn.enabled is True
+    assert torch.backends.mkldnn.enabled is False
+    with numeric.as_pin(3), numeric.lstm_kernels():
+        assert torch.backends.mkldnn.enabled is False
+    with pytest.raises(RuntimeError), numeric.lstm_kernels():
+        raise RuntimeError("inside")
+    assert torch.backends.mkldnn.enabled is False
+    from bench.tools.numeric_probe import probe_lstm, probe_lstm_pin3
+
+    assert probe_lstm() != probe_lstm_pin3()  # the two pins' LSTMs differ in the last bits
+
+
+def test_pin_versions_and_recomputing_under_an_older_pin(monkeypatch):
+    """`as_pin` switches torch and the platform record to another pin version and back; ids map
+    back to their pin versions; a made-up pinned id is no pin; an unknown version is refused
+    with the versions there are."""
+    import torch
+
+    assert numeric.pin_of(numeric.pinned_id(3)) == 3 and numeric.pin_of(numeric.pinned_id(4)) == 4
+    assert numeric.pin_of("cpu-pinned-1cc01654") == 3
+    assert numeric.pin_of("cpu-pinned-deadbeef") is None
+    assert numeric.pin_of(None) is None and numeric.known_pinned(numeric.pinned_id(3))
+    assert set(numeric.RELEASED_PINS.values()) == set(numeric.PINS)
+    with numeric.as_pin(3):
+        rec = numeric.platform()
+        assert rec["pinned"] and rec["pin"] == 3 and rec["id"] == numeric.pinned_id(3)
+        assert "(pin v3)" in numeric.describe(rec)
+    assert torch.backends.mkldnn.enabled is False and numeric.platform()["pin"] == 4
+    with numeric.as_pin(None):
+        assert numeric.platform()["pin"] == 4
+    with pytest.raises(ValueError, match="expected one of"):
+        with numeric.as_pin(2):
+            pass
+    monkeypatch.setenv("BENCH_PIN", "2")
+    with pytest.raises(ValueError, match="BENCH_PIN='2': expected one of 3, 4"):
+        numeric.pin_version()
+    assert "BENCH_PIN='2'" in numeric.mode_error()
+    assert main(["platform"]) == 2
 
 
 def test_a_users_numpy_feature_setting_neither_breaks_import_nor_the_pin():
@@ -185,19 +237,24 @@ def test_dask_worker_refuses_clearly_without_dask(monkeypatch, capsys):
 
 
 PROBE_DIGESTS = {
-    "cpu-pinned-1cc01654": {"mkl_sgemm": "63373df5da3459a6", "lstm": "69b40ec363f8cfa9",
+    "cpu-pinned-aca3ad18": {"mkl_sgemm": "63373df5da3459a6", "lstm": "7dec24a825a4c322",
+                            "lstm_inference": "5a56d4f2f55d2548",
+                            "lstm_pin3": "69b40ec363f8cfa9",
                             "torch_math": "5d09a03a939d4751",
                             "numpy_loops": "4827011563747271",
                             "openblas_dgemm": "8d1a2f835db8b37e"},
 }
 """`bench platform --probe` in the pinned environment, by platform id (the id changes with the
-settings, VML routing and library versions), as computed on the AVX-512 AMD EPYC (Zen 5) that
-recorded pin v3. The pin promises these digests on every x86-64 CPU with AVX2: a machine that
+settings, the pin version, VML routing and library versions), as computed on the AVX-512 AMD
+EPYC (Zen 5) that recorded pins v3 and v4 (`lstm` is pin v4's LSTM on oneDNN, `lstm_pin3` pin
+v3's, the same digest as its `lstm`, 69b40ec363f8cfa9, under `cpu-pinned-1cc01654`). The pin
+promises these digests on every x86-64 CPU with AVX2: a machine that
 gives others names the library whose kernels differ (docs/reference.md). Under pin v2
 (`cpu-pinned-76cac3dd`) the Intel Xeon that made the references gave `lstm` f9dc453c3887c182
 and this AMD machine c6d877e83c51d398 (the other probes agreed): MKL's vector math (VML),
 which `MKL_CBWR` does not govern, computed torch's tanh and sqrt along another path there.
-`lstm_onednn` is not promised (oneDNN is off in the pin) and not checked."""
+Under pin v3 an AVX-512 Intel Xeon gave this machine's digests, oneDNN's LSTM (7dec24a825a4c322)
+included, which pin v4 rests on."""
 
 _VML_SHIM = r"""
 #include <stdlib.h>
@@ -280,7 +337,7 @@ def test_the_probes_give_the_recorded_digests_on_this_cpu():
         f"no recorded probe digests for platform {rec['id']} (library versions or pin settings "
         "changed): record `bench platform --probe` here, with the references regenerated")
     got = run_probes()
-    assert numeric.platform()["pinned"] is True  # the oneDNN probe switched it back off
+    assert numeric.platform()["pinned"] is True  # oneDNN is off again after the LSTM probes
     differ = {k: (v, got[k]) for k, v in PROBE_DIGESTS[rec["id"]].items() if got[k] != v}
     assert not differ, (f"kernels that differ from the reference machine's on "
                         f"{numeric.describe(rec)}: {differ}")
@@ -294,9 +351,9 @@ def test_cli_platform(capsys):
     assert main(["platform", "--probe"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["probe", "digest"]
-    assert [line.split()[0] for line in out[2:]] == ["mkl_sgemm", "lstm", "lstm_onednn",
-                                                     "torch_math", "numpy_loops",
-                                                     "openblas_dgemm"]
+    assert [line.split()[0] for line in out[2:]] == [
+        "mkl_sgemm", "lstm", "lstm_inference", "lstm_pin3", "torch_math", "numpy_loops",
+        "openblas_dgemm"]
 
 
 def test_vml_ops_are_numpys_in_every_form():

@@ -13,10 +13,11 @@ folder. A privatized cell's baseline -- the cell of its exact hash, never a look
 recomputed and checked first, and counts among the entry's checks: a forged baseline moves
 every score resting on it, so it is verified like the cells themselves. Each copy of a
 recomputed cell is then compared with the result, every metric bit for bit (run times
-aside):
+aside). A cell whose copies record one released pin is recomputed under that pin
+(:func:`bench.numeric.as_pin`: copies of pin v3 stay verifiable under pin v4):
 
 * equal: the copy is confirmed.
-* different, and the copy was computed on this process's numeric platform: the copy is
+* different, and the copy was computed on the platform of the recomputation: the copy is
   *refuted* -- it is not what the suite computes. Its source is refuted as a whole: every
   entry that rests on a cell only refuted sources hold is taken out of the ranking
   (``rank_flag`` ``"refuted"``), with the differing values listed.
@@ -116,6 +117,7 @@ class Recomputer:
 
     def _check(self, h: str) -> CellCheck:
         from bench.grid import Cell, cell_hash
+        from bench.numeric import as_pin, pin_of, platform
         from bench.results.compare import comparable, differences
         from bench.results.layout import cell_dir
         from bench.results.record import read_metrics
@@ -146,7 +148,11 @@ class Recomputer:
             if bh not in self.recomputed:  # could not be: the submitted copy, for the deltas
                 b = self.cells[bh]
                 write_cell(cell_dir(self.work, bh), b.spec, b.metrics, provenance={})
-        res = run_cell(cell, self.work, m.spec.get("dataset_hash"), bh, overwrite="always")
+        pins = {pin_of(platform_of(c)) for c in m.copies} - {None}
+        version = pins.pop() if len(pins) == 1 else None  # the copies' pin, else the one in force
+        with as_pin(version):
+            res = run_cell(cell, self.work, m.spec.get("dataset_hash"), bh, overwrite="always")
+            here = platform().get("id")
         if res.status != "done":
             return CellCheck(h, "not checked", f"the recomputation {res.status}: {res.error}")
         self.recomputed.add(h)
@@ -156,7 +162,7 @@ class Recomputer:
             d = differences(comparable(c.metrics), comparable(got), limit=5)
             if not d:
                 continue
-            if platform_of(c) == self.platform.get("id"):
+            if platform_of(c) == here:
                 refuted.append(c.source)
                 diffs += [f"{c.source}: {x}" for x in d]
             else:

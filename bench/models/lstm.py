@@ -81,7 +81,7 @@ from bench.models.base import (
     torch_context,
     torch_loss,
 )
-from bench.numeric import torch_device, torch_threads
+from bench.numeric import lstm_kernels, torch_device, torch_threads
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,8 @@ def _build_net(n_in: int, hidden: int, n_out: int, dropout: float, table: np.nda
             # Right-padded batch, no packing: the LSTM is causal, so the output at position
             # length-1 is exactly the final state of the unpadded sequence. (Packed sequences
             # are ~40x slower on CPU in torch 2.x; length bucketing keeps the padding small.)
-            out, _ = self.lstm(x)
+            with lstm_kernels():  # the pin's LSTM kernels (oneDNN at AVX2 under pin v4)
+                out, _ = self.lstm(x)
             if pooling == "last":
                 z = out[torch.arange(len(lengths), device=out.device), lengths - 1]
             else:

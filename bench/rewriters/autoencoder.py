@@ -112,9 +112,10 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             if self.train_embeddings:
                 x = x + self.offsets(ids, lengths)
             idx = self.reverse_index(lengths, x.shape[1])
-            f, _ = self.fwd(x)
             xr = x.gather(1, idx[:, :, None].expand_as(x))
-            b, _ = self.bwd(xr)
+            with numeric.lstm_kernels():  # the pin's LSTM kernels (oneDNN under pin v4)
+                f, _ = self.fwd(x)
+                b, _ = self.bwd(xr)
             b = b.gather(1, idx[:, :, None].expand_as(b))
             return self.drop(torch.cat([f, b], dim=2))
 
@@ -123,7 +124,9 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             """Teacher-forced logits ``(B, T, V)``; ``prev`` are the previous words' ids,
             ``ids`` the words' own (read only under ``train_embeddings``)."""
             enc = self.encode(x, lengths, ids)
-            h, _ = self.dec(torch.cat([enc, self.words(prev)], dim=2))
+            dec_in = torch.cat([enc, self.words(prev)], dim=2)
+            with numeric.lstm_kernels():
+                h, _ = self.dec(dec_in)
             return self.out(h)
 
         def greedy(self, x: torch.Tensor, lengths: torch.Tensor, start: int,
@@ -135,7 +138,8 @@ def _build_net(d_in: int, d_word: int, hidden: int, n_out: int, dropout: float,
             steps = []
             for t in range(x.shape[1]):
                 inp = torch.cat([enc[:, t], self.words(prev)], dim=1)[:, None, :]
-                h, state = self.dec(inp, state)
+                with numeric.lstm_kernels():
+                    h, state = self.dec(inp, state)
                 prev = self.out(h[:, 0]).argmax(dim=1)
                 steps.append(prev)
             return torch.stack(steps, dim=1)

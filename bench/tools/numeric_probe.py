@@ -8,9 +8,9 @@ float64 GEMM through OpenBLAS) on inputs built from integers (no random-number c
 arithmetic would be part of what is compared), and prints the first 16 hex digits of the
 sha256 of the result's bytes. In the pinned environment every probe is meant to give the same
 digest on every x86-64 CPU with AVX2; ``docs/reference.md`` records the digests of the machine
-that made the references. ``lstm_onednn`` trains the same LSTM with torch's oneDNN switched on
-for that probe only (the pin switches it off): it tells whether oneDNN too is the same across
-CPUs, which would let the pin keep its faster LSTM.
+that made the references. ``lstm`` runs the LSTM as the pin in force does (pin v4: on oneDNN),
+``lstm_pin3`` as pin v3 did (oneDNN off: ATen and MKL), which the cells of pin v3 are
+recomputed with (:func:`bench.numeric.as_pin`).
 
 Example:
     $ bench platform --probe
@@ -53,45 +53,52 @@ def probe_mkl_sgemm() -> str:
         return _digest((a @ b).numpy(), (c @ d).numpy())
 
 
-def _lstm(onednn: bool | None) -> str:
-    """The LSTM steps; ``onednn`` switches torch's oneDNN for them (None: as the environment
-    set it), restored afterwards."""
-    from bench.numeric import torch_threads
+def _lstm(pin: int | None, inference: bool = False) -> str:
+    """The LSTM steps, the LSTM's forward in :func:`bench.numeric.lstm_kernels` under pin
+    ``pin`` (None: the one in force); ``inference``: then a forward pass under
+    ``torch.no_grad()`` (oneDNN's inference kernels differ from its training ones), whose
+    output is digested instead of the weights."""
+    from bench.numeric import as_pin, lstm_kernels, torch_threads
 
-    with torch_threads(1) as torch:
-        before = torch.backends.mkldnn.enabled
-        if onednn is not None:
-            torch.backends.mkldnn.enabled = onednn
-        try:
-            lstm = torch.nn.LSTM(50, 64, batch_first=True)
-            head = torch.nn.Linear(64, 5)
-            params = list(lstm.parameters()) + list(head.parameters())
-            with torch.no_grad():
-                for k, p in enumerate(params):  # deterministic initial weights
-                    p.copy_(torch.from_numpy(_grid(1, p.numel(), 37 + 2 * k)
-                                             .reshape(p.shape) * np.float32(0.2)))
-            opt = torch.optim.Adam(params, lr=1e-2)
-            x = torch.from_numpy(_grid(16 * 30, 50, 29).reshape(16, 30, 50))
-            y = torch.from_numpy(np.arange(16, dtype=np.int64) % 5)
-            for _ in range(3):
-                opt.zero_grad()
+    with as_pin(pin), torch_threads(1) as torch:
+        lstm = torch.nn.LSTM(50, 64, batch_first=True)
+        head = torch.nn.Linear(64, 5)
+        params = list(lstm.parameters()) + list(head.parameters())
+        with torch.no_grad():
+            for k, p in enumerate(params):  # deterministic initial weights
+                p.copy_(torch.from_numpy(_grid(1, p.numel(), 37 + 2 * k)
+                                         .reshape(p.shape) * np.float32(0.2)))
+        opt = torch.optim.Adam(params, lr=1e-2)
+        x = torch.from_numpy(_grid(16 * 30, 50, 29).reshape(16, 30, 50))
+        y = torch.from_numpy(np.arange(16, dtype=np.int64) % 5)
+        for _ in range(3):
+            opt.zero_grad()
+            with lstm_kernels():
                 out, _ = lstm(x)
-                loss = torch.nn.functional.cross_entropy(head(out[:, -1]), y)
-                loss.backward()
-                opt.step()
-            return _digest(*(p.detach().numpy() for p in params))
-        finally:
-            torch.backends.mkldnn.enabled = before
+            loss = torch.nn.functional.cross_entropy(head(out[:, -1]), y)
+            loss.backward()
+            opt.step()
+        if inference:
+            with torch.no_grad(), lstm_kernels():
+                out, _ = lstm(x)
+            return _digest(out.numpy())
+        return _digest(*(p.detach().numpy() for p in params))
 
 
 def probe_lstm() -> str:
-    """Three Adam steps of a 50 -> 64 LSTM with a linear head, as the environment runs it."""
-    return _lstm(onednn=None)
+    """Three Adam steps of a 50 -> 64 LSTM with a linear head, as the pin in force runs it."""
+    return _lstm(pin=None)
 
 
-def probe_lstm_onednn() -> str:
-    """The same steps with torch's oneDNN on (what the pin does not use; see the module)."""
-    return _lstm(onednn=True)
+def probe_lstm_inference() -> str:
+    """The trained LSTM's output on its batch under ``torch.no_grad()``, as the pin in force
+    runs it (how models predict)."""
+    return _lstm(pin=None, inference=True)
+
+
+def probe_lstm_pin3() -> str:
+    """The training steps as pin v3 runs them: torch's oneDNN off (see the module)."""
+    return _lstm(pin=3)
 
 
 def probe_torch_math() -> str:
@@ -132,7 +139,8 @@ def probe_openblas_dgemm() -> str:
 PROBES: dict[str, Callable[[], str]] = {
     "mkl_sgemm": probe_mkl_sgemm,
     "lstm": probe_lstm,
-    "lstm_onednn": probe_lstm_onednn,
+    "lstm_inference": probe_lstm_inference,
+    "lstm_pin3": probe_lstm_pin3,
     "torch_math": probe_torch_math,
     "numpy_loops": probe_numpy_loops,
     "openblas_dgemm": probe_openblas_dgemm,
