@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -253,9 +254,12 @@ def _create_sqlite_store(uri: str, results: str | Path) -> None:
     if not uri.startswith(prefix) or uri.endswith(":memory:"):
         return
     path = Path(uri[len(prefix):])
-    if path.exists() or not path.parent.is_dir():
+    if not path.parent.is_dir():
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
+    drop_creating_leftovers(path)  # a killed creation's, also where another one succeeded
+    if path.exists():
+        return
+    tmp = path.with_name(f".{path.name}.{socket.gethostname()}.{os.getpid()}.creating")
     tmp.unlink(missing_ok=True)
     try:
         client = mlflow.MlflowClient(tracking_uri=prefix + str(tmp))
@@ -273,6 +277,26 @@ def _create_sqlite_store(uri: str, results: str | Path) -> None:
                 os.close(fd)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def drop_creating_leftovers(path: Path) -> list[Path]:
+    """Delete the temporary stores (``.<name>.<host>.<pid>.creating``) that processes of this
+    host killed while creating ``path`` left behind (their process is gone); returns them. A
+    store another live process is creating, or one of another host, is left alone."""
+    gone = []
+    host = socket.gethostname()
+    for tmp in path.parent.glob(f".{path.name}.*.creating"):
+        parts = tmp.name[len(path.name) + 2:-len(".creating")].rsplit(".", 1)
+        if len(parts) != 2 or parts[0] != host or not parts[1].isdigit() or not tmp.is_file():
+            continue
+        try:
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+            gone.append(tmp)
+        except (PermissionError, OverflowError):
+            continue
+    return gone
 
 
 def forget_engine(uri: str) -> None:

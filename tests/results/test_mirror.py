@@ -42,3 +42,32 @@ def test_a_tracker_does_not_leak_its_store_to_later_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "sqlite:///user-set.db")
     Tracker(default_uri(tmp_path / "b"), "b", tmp_path / "b").finish({})
     assert os.environ["MLFLOW_TRACKING_URI"] == "sqlite:///user-set.db"
+
+
+def test_a_killed_store_creation_leaves_nothing_the_next_run_keeps(tmp_path):
+    """A process killed while it created the SQLite store leaves its temporary store
+    (``.mlflow.db.<host>.<pid>.creating``); the next creation deletes those whose process is
+    gone and keeps one a live process is still writing, or another host's."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from bench.results.mirror import _create_sqlite_store
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    host = socket.gethostname()
+    left = tmp_path / f".mlflow.db.{host}.{dead}.creating"
+    live = tmp_path / f".mlflow.db.{host}.{os.getppid()}.creating"
+    other = tmp_path / f".mlflow.db.elsewhere.{dead}.creating"
+    for f in (left, live, other):
+        f.write_bytes(b"half a store")
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    _create_sqlite_store(uri, tmp_path)
+    assert (tmp_path / "mlflow.db").is_file()
+    assert not left.exists() and live.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.glob(".mlflow.db.*")) == sorted([live.name, other.name])
+    left.write_bytes(b"killed after another process created the store")
+    _create_sqlite_store(uri, tmp_path)  # the store exists now: leftovers still go
+    assert not left.exists() and live.exists()
