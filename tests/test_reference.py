@@ -45,7 +45,8 @@ RERUN = {"tem": 1, "debates2016": 1, "news_outlets": 1,
          "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1}
 """References CI reruns, and how many cells of each, each rerun starting with a cell that trains
 a model on privatized text. Every reference was computed in the pinned environment (pin v3,
-cpu-pinned-1cc01654; docs/reference.md, "The references' platforms, today"). The quickstart's
+cpu-pinned-1cc01654, or pin v4, cpu-pinned-aca3ad18; docs/reference.md, "The references'
+platforms, today"), and each cell is rerun under its own pin. The quickstart's
 cells are rerun by :func:`test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache`
 (four LSTM cells on privatized text); every committed reference is rerun somewhere."""
 
@@ -78,8 +79,8 @@ def test_committed_cells_rerun_bit_exactly(grid, monkeypatch):
     assert res.rerun_platform.startswith("cpu-pinned-"), res.rerun_platform
 
 
-CACHED_CHANNEL_CELLS = {"efbec90865940dca": "computed", "80309aef94259c4e": "reused",
-                        "1b0dec3085d61389": "computed", "783591868299a3f4": "reused"}
+CACHED_CHANNEL_CELLS = {"21cd02f0d6a6e33b": "computed", "8c2d7e170b01889b": "reused",
+                        "2d16ef3e767c60df": "computed", "7887f41b37e0c982": "reused"}
 """The cheapest committed cells with the informed adversary, rerun in one results folder: tem
 ε = 10 seeds 1 and 3 (one exact channel: the second cell reads the first one's from the cache)
 and truncated_gumbel ε = 100 seeds 1 and 3 (a sampled channel, informed version 2: its random
