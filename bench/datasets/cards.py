@@ -54,8 +54,8 @@ Private attributes that can be measured offline. A privacy number means somethin
 an attack reads the attribute from the unprivatized text (the runner's `privacy_valid`; the
 cards list each dataset's measured baselines). Of the embedded datasets: `bbc` (entity
 mentions), `conventions_speakers` (who said it), `news_outlets` (which of nine outlets wrote an
-article: lexical macro-F1 0.89 vs chance 0.14 on the full corpus, 0.56-0.66 vs 0.15 on the
-`experiments/news_outlets.yaml` subset) and `debates2016` (speaker gender: 0.75-0.83 vs 0.58
+article: lexical macro-F1 0.89 vs chance 0.14 on the full corpus, 0.71-0.73 vs 0.13 in
+`experiments/news_outlets.yaml`: the whole corpus at 150 tokens, 1,126 test articles) and `debates2016` (speaker gender: 0.75-0.83 vs 0.58
 within speakers, but at chance, 0.35-0.47 vs 0.49-0.55, on held-out speakers -- with 9
 speakers, gender there is speaker identity; `test_groups` holds speakers out). The gender of
 `conventions` is not measurable (0.37-0.54 vs 0.46-0.53). Fetched once from npm (`bench data
