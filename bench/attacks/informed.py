@@ -9,7 +9,8 @@ words and the mechanism's own channel P(o | w),
 
 Channels (:func:`channel_kind`):
 
-* ``identity`` (unprivatized baseline): the posterior is the token itself.
+* ``identity`` (unprivatized baseline, and the known answer ``identity``, which publishes it):
+  the posterior is the token itself, for every vocabulary word.
 * ``exact`` where the mechanism provides its own output distribution
   (:meth:`bench.mechanisms.base.Mechanism.channel`; built in: ``tem``, ``santext``,
   ``custext``, each citing its paper and equation).
@@ -298,7 +299,7 @@ class InformedAdversary(Model):
 
     # -- the channel and posteriors ----------------------------------------------------------
     def _embedding(self):
-        if self.privatizer is not None:
+        if channel_kind(self.privatizer) != "identity":
             return self.privatizer.embedding
         from bench.models.base import public_embedding
 
@@ -321,7 +322,7 @@ class InformedAdversary(Model):
         attr = np.unique(np.array([i for p in self.phrases_ for i in p], dtype=np.int64))
         self.attr_ids_ = attr
         self.col_of_attr_ = {int(w): j for j, w in enumerate(attr)}
-        if self.privatizer is None:
+        if channel_kind(self.privatizer) == "identity":  # the baseline, or its text published
             self.n_candidates_ = n
             self._post = PosteriorCache(None, None, attr, n, 1)
             self.channel_seconds_ = 0.0

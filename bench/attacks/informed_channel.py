@@ -88,7 +88,8 @@ def channel_kind(privatizer: Any) -> str:
     """How the informed adversary obtains P(output | original) for ``privatizer``.
 
     Returns:
-        ``"identity"`` (``None``: the unprivatized baseline), ``"exact"`` (the mechanism
+        ``"identity"`` (``None``: the unprivatized baseline, and a mechanism that passes its
+        input through, the known answer ``identity``), ``"exact"`` (the mechanism
         provides its closed-form output distribution, :meth:`bench.mechanisms.base.Mechanism.
         has_channel`) or ``"sampled"`` (any other text-output configuration: estimated by
         sampling).
@@ -96,8 +97,8 @@ def channel_kind(privatizer: Any) -> str:
     Raises:
         ModelInputError: the privatizer outputs vectors (no words to read).
     """
-    if privatizer is None:
-        return "identity"
+    if privatizer is None or getattr(privatizer.mechanism, "passes_input", False):
+        return "identity"  # a mechanism that publishes its input is read as the baseline
     reason = supports(privatizer.mechanism.kind, "text" if outputs_text(privatizer)
                       else "vectors")
     if reason:

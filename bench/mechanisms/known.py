@@ -69,7 +69,10 @@ class Identity(KnownAnswer):
     Def. 2.4: two inputs that differ give disjoint outputs)."""
 
     name = "identity"
-    version = "1"
+    # 2: the informed adversary reads its output as the baseline's (every vocabulary word the
+    #    token itself); through its exact channel over the most frequent candidates only, it
+    #    found less than on the baseline and identity showed a privacy gain (debates2016)
+    version = "2"
     description = "known answer: the output is the input (no privacy; scores 0)"
     guarantee_kind = "none"
     known_answer = "privacy"

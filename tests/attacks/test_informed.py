@@ -218,6 +218,34 @@ def test_identity_baseline_reads_the_words_and_skips_oov():
     assert adv.params()["channel"] == "identity"
 
 
+def test_a_mechanism_that_passes_its_input_is_read_as_the_baseline():
+    """The known answer `identity` publishes the text: the informed adversary reads it as it
+    reads the unprivatized baseline (every word of the baseline's vocabulary the token itself),
+    so identity's
+    privacy lands exactly on the baseline's. Through its exact channel over the most frequent
+    candidates only, words beyond them gave no evidence and identity scored a privacy "gain"
+    (debates2016, seed 2: informed 0.656 against 0.694 on the baseline)."""
+    rng = np.random.default_rng(0)
+    filler = ["the", ",", ".", "of", "to", "and", "in", "a"]  # among GloVe's 10 most frequent
+    cls = ["government", "music", "football"]  # far beyond them
+
+    def data(n):  # the class is a word beyond the 10 candidates
+        y = rng.integers(0, 3, n)
+        docs = [[filler[v] for v in rng.integers(0, len(filler), 12)] + [cls[c]] for c in y]
+        return docs, y
+
+    (Xtr, ytr), (Xd, yd), (Xte, yte) = data(200), data(80), data(200)
+    ident = Privatizer.build(mechanism="identity", epsilon=1.0, seed=0)
+    out = {}
+    for name, priv in (("baseline", None), ("identity", ident)):
+        adv = InformedAdversary(privatizer=priv, seed=0, n_classes=3, candidates=10)
+        adv.fit(Xtr, ytr, Xd, yd)
+        out[name] = (adv.predict(Xte), adv.params()["channel"])
+    np.testing.assert_array_equal(out["identity"][0], out["baseline"][0])
+    assert out["identity"][1] == out["baseline"][1] == "identity"
+    assert macro_f1(yte, out["identity"][0]) > 0.9
+
+
 # ------------------------------------------------------------------------------ configuration
 
 def test_vectors_are_refused_with_a_clear_error(toy):
