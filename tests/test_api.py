@@ -33,8 +33,9 @@ def test_the_documented_example_runs_and_returns_a_dataframe(tmp_path, monkeypat
 
 def test_load_reads_a_committed_reference_one_row_per_cell():
     df = api.load(QUICKSTART)
-    assert len(df) == 45 and df.hash.is_unique
-    assert set(df.mechanism) == {"none", "mvl", "tem", "trlaplace", "truncated_gumbel"}
+    assert len(df) == 55 and df.hash.is_unique
+    assert set(df.mechanism) == {"none", "mvl", "tem", "trlaplace", "truncated_gumbel",
+                                 "identity", "no_information"}
     base = df[df.baseline]
     assert len(base) == 5 and base.epsilon.eq(float("inf")).all()
     assert base["delta_utility"].isna().all() and df["privacy[entities]"].notna().all()

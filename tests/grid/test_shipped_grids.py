@@ -53,7 +53,7 @@ def test_shipped_grid_counts():
     counts = {p.stem: (len(shipped(p).cells), len(shipped(p).skipped)) for p in SHIPPED}
     assert counts["smoke"] == (3, 1)
     assert counts["anchors"] == (27, 0)  # 3 baselines + 3 seeds × (2 mechanisms × 3 ε + 2)
-    assert counts["quickstart"] == (45, 0)
+    assert counts["quickstart"] == (55, 0)  # 5 baselines + 5 seeds × (4 × 2 ε + 2 known)
     assert counts["thesis_reference"] == (410, 0)
     assert counts["thesis_transformer"] == (11, 0)
     assert counts["thesis"] == (1268, 2780)
@@ -68,7 +68,8 @@ def test_quickstart_contents():
         ("none", math.inf, "none"), ("mvl", 1.0, "nearest"), ("mvl", 10.0, "nearest"),
         ("tem", 1.0, "none"), ("tem", 10.0, "none"), ("trlaplace", 1.0, "nearest"),
         ("trlaplace", 10.0, "nearest"), ("truncated_gumbel", 100.0, "none"),
-        ("truncated_gumbel", 150.0, "none")}
+        ("truncated_gumbel", 150.0, "none"), ("identity", math.inf, "none"),
+        ("no_information", 0.0, "none")}
     assert {c.dataset for c in g.cells} == {"bbc"} and {c.model for c in g.cells} == {"lstm"}
 
 

@@ -42,11 +42,13 @@ def test_one_folder(alone):
     assert alone["schema"] == "bench-leaderboard" and alone["schema_version"] == 2
     (board,) = alone["boards"]
     assert (board["utility_task"], board["private_attribute"]) == ("topic", "entities")
-    assert len(board["entries"]) == 4 and len(board["baselines"]) == 1
+    assert len(board["entries"]) == 6 and len(board["baselines"]) == 1  # 4 + the known answers
     assert [e["rank"] for e in alone["entries"]] == sorted(e["rank"] for e in alone["entries"])
     for e in alone["entries"]:
         assert e["score_ci"][0] <= e["score"] <= e["score_ci"][1]
-        assert len(e["points"]) == 2 and all(len(p["cells"]) == 5 for p in e["points"])
+        known = e["mechanism"] in ("identity", "no_information")  # one ε of their own
+        assert len(e["points"]) == (1 if known else 2)
+        assert all(len(p["cells"]) == 5 for p in e["points"])
     # every ranked entry's cells link to their folders; nothing from MLflow here
     cell = next(iter(_cells(alone).values()))
     assert cell["href"].startswith("file://") and cell["mlflow"] is None
@@ -61,7 +63,7 @@ def test_one_folder(alone):
 def test_overlapping_folders_merge_into_one_cell_each(alone, tmp_path):
     some = all_hashes()[:10]
     doc = build(read_sources([copy_results(tmp_path / "a"), copy_results(tmp_path / "b", some)]))
-    assert [s["cells"] for s in doc["sources"]] == [45, 10]
+    assert [s["cells"] for s in doc["sources"]] == [55, 10]
     assert doc["conflicts"] == []
     assert _scores(doc) == _scores(alone)  # the duplicates changed nothing
     cells = _cells(doc)
@@ -200,10 +202,10 @@ def test_versions_are_kept_apart_unless_mixing_is_allowed(tmp_path):
     # cells written since 0.4.0 carry no suite version (it is not part of their hash); cells
     # of an older version, which hashed it, are kept apart from them
     assert sorted(bd["suite_version"] for bd in apart["boards"]) == ["", "0.2.0"]
-    assert all(len(bd["entries"]) == 4 for bd in apart["boards"])
+    assert all(len(bd["entries"]) == 6 for bd in apart["boards"])
     mixed = build(srcs, allow_mixed_versions=True)
     (board,) = mixed["boards"]
-    assert board["suite_version"] == "mixed" and len(board["entries"]) == 8
+    assert board["suite_version"] == "mixed" and len(board["entries"]) == 12
     assert {e["suite_version"] for e in mixed["entries"]} == {"", "0.2.0"}
     # identical numbers under two versions: each pair shares its rank
     by_cfg: dict[str, set] = {}
@@ -228,7 +230,7 @@ def test_audit_violation_is_ranked_last(tmp_path):
     doc = build(read_sources([a]))
     tem = next(e for e in doc["entries"] if e["mechanism"] == "tem")
     assert tem["audit"] == "VIOLATION" and tem["rank_flag"] == "audit violation"
-    assert tem["rank"] == 4 == max(e["rank"] for e in doc["entries"])
+    assert tem["rank"] == 6 == max(e["rank"] for e in doc["entries"])
     assert doc["entries"][-1] is tem
 
 
@@ -292,7 +294,7 @@ def test_malformed_cell_is_named_and_the_rest_kept(tmp_path):
     (bad / "spec.json").write_text("{not json")
     (bad / "metrics.json").write_text("{}")
     src, = read_sources([a])
-    assert len(src.cells) == 45
+    assert len(src.cells) == 55
     assert len(src.problems) == 1 and "0123456789abcdef" in src.problems[0]
 
 
@@ -328,8 +330,8 @@ def test_cli_writes_both_files_and_refuses_bad_input(tmp_path):
     r = _cli(str(a), "--out", str(out), "--resamples", "200")
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "leaderboard.json").read_text())
-    assert len(doc["entries"]) == 4 and (out / "leaderboard.html").stat().st_size > 0
-    assert "4 entries" in r.stdout
+    assert len(doc["entries"]) == 6 and (out / "leaderboard.html").stat().st_size > 0
+    assert "6 entries" in r.stdout
     bad = _cli(str(a), str(tmp_path / "nope"), "--out", str(tmp_path / "board2"))
     assert bad.returncode == 2
     lines = bad.stderr.strip().splitlines()
@@ -365,7 +367,7 @@ def test_an_entry_without_a_dp_guarantee_is_listed_not_ranked(alone, tmp_path):
     assert e["guarantee"].startswith("no DP guarantee")
     assert all(p["utility"] is not None for p in e["points"])  # its numbers are still shown
     ranked = [e["mechanism"] for e in doc["entries"] if e["rank"] is not None]
-    assert len(ranked) == 3 and "mvl" not in ranked
+    assert len(ranked) == 5 and "mvl" not in ranked
     before = {k: v for k, v in _scores(alone).items() if k[1].startswith("mvl") is False}
     assert {k: v[0] for k, v in _scores(doc).items() if k in before} == \
         {k: v[0] for k, v in before.items()}  # the others' scores are unchanged
