@@ -112,21 +112,30 @@ def limit_here(vocab_size: int, n_tokens: int) -> float:
         return min(scoring_limit(p.index, n_tokens) for _ in range(2))
 
 
+def _environment(mode: str) -> dict[str, str]:
+    """This process's environment for a ``bench`` subprocess in numeric ``mode``; natively
+    without the pin's variables and ``BENCH_PIN`` (they would act on that process too)."""
+    import os
+
+    from bench.numeric import PIN_ENV, PINNED_SETTINGS
+
+    env = dict(os.environ, BENCH_NUMERIC=mode)
+    if mode == "native":
+        for var in (*PINNED_SETTINGS, PIN_ENV):
+            env.pop(var, None)
+    return env
+
+
 def native_limit(vocab_size: int, n_tokens: int) -> float | None:
     """:func:`limit_here` in a fresh process with ``BENCH_NUMERIC=native`` (the machine's own
     kernels: the limit the pin is measured against); None if that process fails."""
     import json
-    import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "BENCH_PIN"} | {"BENCH_NUMERIC": "native"}
-    from bench.numeric import PINNED_SETTINGS
-
-    for var in PINNED_SETTINGS:  # the pin's variables would act on the native process too
-        env.pop(var, None)
     res = subprocess.run([sys.executable, "-c", _NATIVE_LIMIT, str(vocab_size), str(n_tokens)],
-                         env=env, capture_output=True, text=True, check=False, timeout=600)
+                         env=_environment("native"), capture_output=True, text=True,
+                         check=False, timeout=600)
     if res.returncode != 0:
         return None
     return float(json.loads(res.stdout.strip().splitlines()[-1]))
@@ -437,15 +446,13 @@ def run_pin_cost(grid: str = PIN_GRID) -> str:
     --no-mlflow`` in a fresh results folder, pinned and then with ``BENCH_NUMERIC=native``, one
     after the other; reported: both wall times, their ratio against :data:`PIN_TARGET`, and
     the seconds the cells spent fitting the utility model (from their own records)."""
-    import json
-    import os
     import subprocess
     import sys
     import tempfile
     from pathlib import Path
 
-    from bench.numeric import PINNED_SETTINGS
     from bench.results import layout
+    from bench.results.record import read_metrics
     from bench.results.store import read_provenance
 
     walls: dict[str, float] = {}
@@ -455,21 +462,18 @@ def run_pin_cost(grid: str = PIN_GRID) -> str:
         path = Path(tmp) / "grid.yaml"
         path.write_text(grid)
         for mode in ("pinned", "native"):
-            env = dict(os.environ, BENCH_NUMERIC=mode)
-            if mode == "native":
-                for var in (*PINNED_SETTINGS, "BENCH_PIN"):
-                    env.pop(var, None)
             out = Path(tmp) / mode
             cmd = [sys.executable, "-m", "bench.cli", "run", str(path), "--results", str(out),
                    "--jobs", "1", "--no-mlflow"]
             t0 = time.perf_counter()
-            res = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+            res = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                 env=_environment(mode))
             walls[mode] = time.perf_counter() - t0
             if res.returncode != 0:
                 return (f"bench perf pin_cost: `bench run` ({mode}) failed (exit "
                         f"{res.returncode}): {res.stderr[-500:]}\n")
             cells = layout.cell_folders(out)
-            fits[mode] = sum(json.loads(layout.metrics_file(d).read_text()).get("runtime", {})
+            fits[mode] = sum(read_metrics(out, d.name).get("runtime", {})
                              .get("utility_fit_seconds", 0.0) for d in cells)
             ids[mode] = ", ".join(sorted({str(((read_provenance(d) or {}).get("numeric") or {})
                                               .get("id")) for d in cells}))
