@@ -10,8 +10,10 @@ One module per source (``bbc.py``, ``conventions.py``, ``rt.py``, ``debates.py``
 ``news_outlets.py``, ``spam_assassin.py``, ``sotu.py``, ``agnews.py``, ...,
 ``generic.py`` for ``csv``/``jsonl``); ``base.py`` holds the shape, the registry and
 :func:`load_dataset`, ``splits.py`` the seeded splits, ``labels.py`` the label helpers,
-``errors.py`` the errors, ``files.py`` the reading of user files, ``package_data.py`` the
-locating of embedded data inside installed packages and ``fetched.py`` the npm tarballs.
+``errors.py`` the errors, ``files.py`` the reading of user files, ``published.py`` the
+published files of the paper loaders' corpora (names, URLs, rows, checksums) and the check of a
+user's copy against them, ``package_data.py`` the locating of embedded data inside installed
+packages and ``fetched.py`` the npm tarballs.
 
 Example:
     >>> from bench.datasets import load_dataset, prepare

@@ -1,6 +1,9 @@
 """AG News: Zhang et al. (2015) AG News CSV (``"class","title","description"``, no header), or
 the thesis' 6-topic variant (a CSV with a header and a ``topic`` column).
 
+A 4-class CSV named like a published file (``train.csv``, ``test.csv``) is compared with the
+published checksum (:mod:`bench.datasets.published`); a different one logs one warning.
+
 Example:
     >>> from bench.datasets import load_dataset
     >>> ds = load_dataset("agnews", path="ag_news_csv/train.csv")
@@ -20,6 +23,7 @@ from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_da
 from bench.datasets.errors import DatasetFileNotFoundError, DatasetFormatError
 from bench.datasets.files import empty_check, open_utf8, require_path
 from bench.datasets.labels import THESIS_ENTITIES, encode_labels, entity_labels, kind_for
+from bench.datasets.published import PUBLISHED, check_published
 
 AG_CLASSES = ("World", "Sports", "Business", "Sci/Tech")  # Zhang et al. 2015, classes.txt
 # Riecker 2023, Sec. 4.1: classes 0..5 of the thesis' AG variant
@@ -103,12 +107,26 @@ def _ag_files(path: Path) -> list[Path]:
             "A folder path reads train.csv and test.csv together; the original train/test "
             "division is not kept (the thesis re-split 80/10/10 after scaling to 70%, use "
             "subsample=0.7 for that).",
+            "The thesis' 6-topic variant has no published file: the thesis built it from the "
+            "full AG corpus (Riecker 2023, Sec. 4.1, footnote 2: "
+            "http://groups.di.unipi.it/~gulli/AG_corpus_of_news_articles.html), which "
+            "publishes no checksum; only the 4-class CSVs can be checked.",
         ),
         expected_size="127,600 rows (4-class CSVs); thesis' 6-topic variant: 175,637",
         how_to_get=(
             "path=... or BENCH_AGNEWS_PATH: a CSV file or a folder with train.csv/test.csv "
             "(ag_news_csv from Zhang et al. 2015)"
         ),
+        used_in=(
+            "Riecker 2023 (thesis), Sec. 4.1 and Table 4.1: a 6-topic variant built from the "
+            "full AG corpus (Business, Sci/Tech, Software and Development, Entertainment, "
+            "Sports, Health), texts mentioning one of five entities, scaled to 70%: 140,510 "
+            "train / 17,563 dev / 17,564 test (175,637).",
+            "Huang et al. 2024, Sec. 6.1 and Table 4: the 4-class AG News of Zhang et al. 2015 "
+            "(the files below), 6,000 articles sampled per topic; Sec. 6.1 says 16,000 train / "
+            "4,000 validation / 4,000 test, Table 4 says 20,000 train / 4,000 test.",
+        ),
+        files=PUBLISHED["agnews"],
         config=(
             ("path", "CSV file or folder (env BENCH_AGNEWS_PATH)"),
             ("entities", "entity strings for the privacy task"),
@@ -132,6 +150,7 @@ def load_agnews(
     labels: list[str] = []
     six_topic = False
     for file in _ag_files(root):
+        topic_file = False
         with open_utf8(file, newline="") as f:
             reader = csv.reader(f)
             first = next(reader, None)
@@ -139,7 +158,7 @@ def load_agnews(
                 continue
             header = [c.strip().lower() for c in first]
             if "topic" in header:
-                six_topic = True
+                six_topic = topic_file = True
                 rows = _ag_topic_rows(file, header, reader)
             else:
                 if header[:1] and header[0] in ("class", "class index", "label"):
@@ -151,6 +170,8 @@ def load_agnews(
                 text = f"{title} {desc}"
                 texts.append(clean_ag(text) if clean else text)
                 labels.append(label)
+        if not topic_file:
+            check_published("agnews", file)  # the 6-topic variant has no published file
     empty_check("agnews", texts, root, "every row had an empty description")
     if six_topic:
         distinct = set(labels)

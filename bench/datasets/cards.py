@@ -21,6 +21,7 @@ from bench.datasets.base import (
     DATASETS,
     MEASURABLE_MARGIN,
     DatasetCard,
+    PublishedFile,
     load_dataset,
 )
 
@@ -84,6 +85,13 @@ def render_card(card: DatasetCard, level: int = 2) -> str:
         lines.append(f"- **Size:** {card.size:,} texts (default config)")
     else:
         lines.append(f"- **Size:** {card.expected_size}")
+    if card.used_in:
+        lines += ["", "Used in (the data and scale each paper states):", ""]
+        lines += [f"- {u}" for u in card.used_in]
+    if card.files:
+        lines += ["", "Files (the published release; checksums as published, compare yours "
+                  "with `md5sum` / `sha256sum`):", ""]
+        lines += render_files(card.files)
     lines += ["", "Tasks:", ""]
     for t in card.tasks:
         lines.append(f"- `{t.name}` ({t.role}, {t.kind}): {t.definition}")
@@ -114,6 +122,26 @@ def render_card(card: DatasetCard, level: int = 2) -> str:
         lines += ["", "Caveats:", ""]
         lines += [f"- {c}" for c in card.caveats]
     return "\n".join(lines) + "\n"
+
+
+def render_files(files: tuple[PublishedFile, ...]) -> list[str]:
+    """Markdown list items for a card's published files: name and URL, then rows, size and
+    checksums, where they are published, and the note."""
+    lines = []
+    for f in files:
+        facts = []
+        if f.rows is not None:
+            facts.append(f"{f.rows:,} {f.unit}")
+        if f.size is not None:
+            facts.append(f"{f.size:,} bytes")
+        facts.append(f.checksums)
+        lines.append(f"- `{f.name}`: <{f.url}>")
+        lines.append(f"  - {'; '.join(facts)}")
+        if f.published_in:
+            lines.append(f"  - published in: {f.published_in}")
+        if f.note:
+            lines.append(f"  - {f.note}")
+    return lines
 
 
 def measured_card(name: str) -> DatasetCard:

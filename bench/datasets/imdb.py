@@ -1,4 +1,12 @@
-"""IMDB movie reviews: the ``aclImdb`` folder of Maas et al. (2011)."""
+"""IMDB movie reviews: the ``aclImdb`` folder of Maas et al. (2011).
+
+The published file is the archive ``aclImdb_v1.tar.gz`` (:mod:`bench.datasets.published`); the
+loader reads the extracted review files, so it does not check the archive's checksum.
+
+Example:
+    >>> from bench.datasets import load_dataset
+    >>> ds = load_dataset("imdb", path="aclImdb")
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import numpy as np
 from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_dataset
 from bench.datasets.errors import DatasetFileNotFoundError
 from bench.datasets.files import empty_check, open_utf8, require_path
+from bench.datasets.published import PUBLISHED
 
 IMDB_EXPECTED = "the aclImdb folder of Maas et al. 2011 with train/{pos,neg}/*.txt and test/..."
 
@@ -33,6 +42,13 @@ IMDB_EXPECTED = "the aclImdb folder of Maas et al. 2011 with train/{pos,neg}/*.t
         ),
         expected_size="50,000 reviews (25,000 train + 25,000 test)",
         how_to_get="path=... or BENCH_IMDB_PATH: the extracted aclImdb folder",
+        used_in=(
+            "Carvalho et al. 2021 (TEM), Sec. 5.3: aclImdb's 25,000 train + 25,000 test "
+            "reviews; the target model trains on 50% of train (TR1) and is tested on 50% of "
+            "test (TE1); the other train half (TR2) is the non-members, the other test half "
+            "(TE2) trains the shadow model (with TE1 as its 'out'): four quarters of 12,500.",
+        ),
+        files=PUBLISHED["imdb"],
         config=(("path", "aclImdb folder (env BENCH_IMDB_PATH)"),),
     ),
     options={"path": None},

@@ -1,6 +1,7 @@
 """The records of a dataset: :class:`Dataset` (texts, tasks, groups, splits, card), what a
 loader returns (:class:`Corpus`), a classification target (:class:`Task`), the dataset card
-(:class:`DatasetCard`, :class:`TaskInfo`, :class:`Baseline`) and :func:`content_hash`.
+(:class:`DatasetCard`, :class:`TaskInfo`, :class:`Baseline`, :class:`PublishedFile`) and
+:func:`content_hash`.
 
 They hold data and check it on construction; registering, configuring and building a dataset
 is :mod:`bench.datasets.base`, which re-exports every name here.
@@ -147,6 +148,49 @@ class TaskInfo:
 
 
 @dataclass(frozen=True)
+class PublishedFile:
+    """One file of a dataset's public release, as its publisher (or a canonical loader such as
+    torchtext or Hugging Face ``datasets``) lists it: what a user needs to reproduce a paper's
+    setting, and what :func:`bench.datasets.published.check_published` compares a file with.
+
+    Example:
+        >>> PublishedFile("test.csv", "https://.../test.csv", rows=7600, md5="d52e...").checksums
+        'md5 `d52e...`'
+    """
+
+    name: str
+    """File name as distributed (a file the loader reads, or the archive it is extracted
+    from)."""
+    url: str
+    """Where the release is published (a stable download URL or the publisher's page)."""
+    rows: int | None = None
+    """Records in the file as published (CSV/TSV data lines, reviews); None: not published."""
+    unit: str = "rows"
+    """What :attr:`rows` counts, for the card (e.g. ``labelled reviews`` in an archive)."""
+    md5: str = ""
+    """Published MD5 (hex); empty when none is published."""
+    sha256: str = ""
+    """Published SHA-256 (hex); empty when none is published. The loaders compare it with
+    :func:`bench.datasets.files.content_digest` of a file of this name that they read."""
+    size: int | None = None
+    """Published size in bytes; None: not published."""
+    published_in: str = ""
+    """Where the checksums, size and row count are published (repository and file)."""
+    note: str = ""
+    """Format, what the loader reads from it, and caveats (e.g. "no checksum published")."""
+
+    @property
+    def checksums(self) -> str:
+        """The published checksums for the card, or says there is none."""
+        parts = []
+        if self.md5:
+            parts.append(f"md5 `{self.md5}`")
+        if self.sha256:
+            parts.append(f"sha256 `{self.sha256}`")
+        return ", ".join(parts) if parts else "no checksum published"
+
+
+@dataclass(frozen=True)
 class DatasetCard:
     """What a researcher needs to know before trusting numbers on a dataset.
 
@@ -177,6 +221,12 @@ class DatasetCard:
     """Where the data comes from / how to point the loader at it."""
     config: tuple[tuple[str, str], ...] = ()
     """Loader-specific configuration keys and what they do."""
+    used_in: tuple[str, ...] = ()
+    """Which paper uses the dataset and at which scale (train/dev/test sizes as it states
+    them), one entry per paper."""
+    files: tuple[PublishedFile, ...] = ()
+    """Loaders: the published files that reproduce the papers' setting (names, URLs, rows,
+    checksums)."""
     size: int | None = None
     """Measured number of texts (after filters)."""
     class_balance: dict[str, dict[str, int]] | None = None

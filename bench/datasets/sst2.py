@@ -1,4 +1,12 @@
-"""SST-2: the GLUE SST-2 TSV (Socher et al. 2013, binary version from GLUE)."""
+"""SST-2: the GLUE SST-2 TSV (Socher et al. 2013, binary version from GLUE).
+
+The published file is ``SST-2.zip`` (:mod:`bench.datasets.published`); no checksum is published
+for the TSVs inside it, so the loader can check none of the files it reads.
+
+Example:
+    >>> from bench.datasets import load_dataset
+    >>> ds = load_dataset("sst2", path="SST-2")
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_da
 from bench.datasets.errors import DatasetFileNotFoundError, DatasetFormatError
 from bench.datasets.files import empty_check, open_utf8, require_path
 from bench.datasets.labels import encode_labels
+from bench.datasets.published import PUBLISHED, check_published
 
 SST2_EXPECTED = (
     "GLUE SST-2 TSV files (header 'sentence<TAB>label', labels 0/1): train.tsv/dev.tsv or a "
@@ -35,6 +44,12 @@ SST2_EXPECTED = (
         ),
         expected_size="67,349 train + 872 dev sentences",
         how_to_get="path=... or BENCH_SST2_PATH: the GLUE SST-2 folder or one TSV",
+        used_in=(
+            "Huang et al. 2024, Sec. 6.1 and Table 4: 68,221 sentences (= GLUE train 67,349 + "
+            "dev 872) split 80:20: 54,576 train (24,214 negative / 30,362 positive) / 13,645 "
+            "test (5,994 / 7,651); average length 10 tokens.",
+        ),
+        files=PUBLISHED["sst2"],
         config=(("path", "TSV file or folder (env BENCH_SST2_PATH)"),),
     ),
     options={"path": None},
@@ -75,6 +90,7 @@ def load_sst2(path: str | Path | None = None) -> Corpus:
                 if row[si].strip():
                     texts.append(row[si].strip())
                     labels.append(row[li].strip())
+        check_published("sst2", file)
     empty_check("sst2", texts, root, "no labelled sentence")
     y, _ = encode_labels(labels, ("0", "1"))
     return Corpus(

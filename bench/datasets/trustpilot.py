@@ -1,4 +1,12 @@
-"""Trustpilot reviews: Hovy et al. (2015) JSONL, one user per line, UK and US subcorpora."""
+"""Trustpilot reviews: Hovy et al. (2015) JSONL, one user per line, UK and US subcorpora.
+
+The release publishes no checksum (:mod:`bench.datasets.published`), so no copy can be checked
+against the one the thesis used.
+
+Example:
+    >>> from bench.datasets import load_dataset
+    >>> ds = load_dataset("trustpilot", path="WWW2015/data")
+"""
 
 from __future__ import annotations
 
@@ -13,6 +21,7 @@ from bench.datasets.base import Corpus, DatasetCard, Task, TaskInfo, register_da
 from bench.datasets.errors import DatasetConfigError, DatasetFileNotFoundError, DatasetFormatError
 from bench.datasets.files import empty_check, iter_json_lines, require_path
 from bench.datasets.labels import RATINGS, encode_labels
+from bench.datasets.published import PUBLISHED, check_published
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +94,12 @@ def _review_text(value: Any) -> str:
             "path=... or BENCH_TRUSTPILOT_PATH: a JSONL file or a folder with the "
             "united_kingdom*/united_states* files (bitbucket.org/lowlands/release, WWW2015)"
         ),
+        used_in=(
+            "Riecker 2023 (thesis), Sec. 4.1 and Table 4.1: the UK and US subcorpora, users "
+            "with gender and birth year, reviews langid classifies as English, scaled to 70%: "
+            "104,055 train / 13,006 dev / 13,007 test (130,068).",
+        ),
+        files=PUBLISHED["trustpilot"],
         config=(
             ("path", "JSONL file or folder (env BENCH_TRUSTPILOT_PATH)"),
             ("subcorpora", "file-name prefixes read from a folder"),
@@ -139,6 +154,7 @@ def load_trustpilot(
                 ratings.append(rating)
                 genders.append(gender)
                 users.append(uid)
+        check_published("trustpilot", file)
     logger.info("trustpilot: %d of %d users have gender and birth year", n_kept_users, n_users)
     empty_check("trustpilot", texts, root, "no user with gender, birth year and a rated review")
     y, _ = encode_labels(ratings, RATINGS)

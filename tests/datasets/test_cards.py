@@ -112,3 +112,33 @@ def test_the_new_private_attributes_are_measurable_and_say_where() -> None:
     assert outlet.baselines and all(b.measurable for b in outlet.baselines)
     table = cli_ls(details=False)
     assert "gender [not" not in table.split("debates2016")[1].splitlines()[0]
+
+
+PAPER_LOADERS = ("agnews", "imdb", "sst2", "yelp", "trustpilot")
+
+
+@pytest.mark.parametrize("name", PAPER_LOADERS, ids=str)
+def test_paper_loader_cards_name_their_papers_and_files(name: str) -> None:
+    from bench.datasets import render_card
+
+    card = DATASETS.get(name).card
+    assert card.used_in and card.files
+    text = render_card(card)
+    assert "Used in (the data and scale each paper states):" in text
+    assert "Files (the published release" in text
+    for f in card.files:
+        assert f"- `{f.name}`: <{f.url}>" in text
+        assert f.checksums in text
+    assert card.to_dict()["files"][0]["name"] == card.files[0].name
+
+
+def test_files_render_checksums_rows_and_sources() -> None:
+    from bench.datasets import render_card
+
+    agnews = render_card(DATASETS.get("agnews").card)
+    assert ("120,000 rows; 29,470,338 bytes; md5 `b1a00f826fdfbd249f79597b59e1dc12`, sha256 "
+            "`76a0a2d2f92b286371fe4d4044640910a04a803fdd2538e0f3f29a5c6f6b672e`") in agnews
+    assert "published in: pytorch/text torchtext/datasets/ag_news.py" in agnews
+    assert "140,510 train / 17,563 dev / 17,564 test" in agnews
+    assert "no checksum published" in render_card(DATASETS.get("trustpilot").card)
+    assert "Files (" not in render_card(DATASETS.get("bbc").card)
