@@ -127,3 +127,14 @@ def test_dimension_rows_put_a_claim_of_both_grids_side_by_side(monkeypatch):
         assert a == b and "[" in a, row                          # a paired interval, both sides
     only_100 = dimension_rows({}, {"tem_100d": tem})
     assert all(" | – | " in row for row in only_100)        # no 50-d cells: a dash
+    # a 50-d grid on other data (another dataset configuration) is not put beside its 100-d
+    # repetition: a dash, and the section says why
+    moved = [{**c, "spec": {**c["spec"], "dataset": {**c["spec"]["dataset"],
+                                                     "config": {"subsample": 600}}}}
+             for c in tem]
+    other = dimension_rows({"tem": moved}, {"tem_100d": tem})
+    assert other and all(" | – | " in row for row in other)
+    text = "\n".join(dimension_section({"tem": moved}, {"tem_100d": tem}, {}))
+    assert "`tem_100d` ran on other data than its 50-d grid" in text
+    assert "ran on other data" not in "\n".join(
+        dimension_section({"tem": tem}, {"tem_100d": tem}, {}))

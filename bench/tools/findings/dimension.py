@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -72,14 +73,31 @@ def _rows(grid: str, cells: list[dict]) -> list[tuple[str, Callable[[list[dict]]
     return []
 
 
+def datasets(cells: list[dict]) -> set[str]:
+    """The datasets (name and configuration, the content hash aside) the cells ran on."""
+    return {json.dumps([c["spec"]["dataset"].get("name"), c["spec"]["dataset"].get("config")],
+                       sort_keys=True) for c in cells}
+
+
+def other_data(grids50: Mapping[str, list[dict]], grids100: Mapping[str, list[dict]]
+               ) -> list[str]:
+    """The 100-d grids whose 50-d grid has cells on other data (not comparable side by side)."""
+    return [g100 for g50, g100 in PAIRS if grids50.get(g50) and grids100.get(g100)
+            and datasets(grids50[g50]) != datasets(grids100[g100])]
+
+
 def dimension_rows(grids50: Mapping[str, list[dict]], grids100: Mapping[str, list[dict]]
                    ) -> list[str]:
-    """The side-by-side table's rows for every pair whose 100-d grid has cells."""
+    """The side-by-side table's rows for every pair whose 100-d grid has cells; a 50-d grid on
+    other data than its 100-d repetition gives `–` (:func:`other_data`)."""
     rows = []
+    skip = set(other_data(grids50, grids100))
     for g50, g100 in PAIRS:
         a, b = grids50.get(g50, []), grids100.get(g100, [])
         if not b:
             continue
+        if g100 in skip:
+            a = []
         rows += [f"| {label} | {stat(a) if a else '–'} | {stat(b)} |"
                  for label, stat in _rows(g50, b)]
     return rows
@@ -95,7 +113,11 @@ def dimension_section(grids50: Mapping[str, list[dict]], grids100: Mapping[str, 
     out = ["### At 100 dimensions (`*_100d` grids, GloVe 6B 100d)", "",
            "The same grids with 100-d GloVe instead of 50-d (everything else equal); mean ± 95% t "
            "half-width over seeds, differences paired per seed, (ns) where the interval "
-           "contains 0.", "", "| claim | 50 d | 100 d |", "|---|---:|---:|"] + rows + [""]
+           "contains 0.", ""]
+    for g in other_data(grids50, grids100):
+        out += [f"`{g}` ran on other data than its 50-d grid (which moved to the data of issue "
+                "47 before its 100-d repetition did): its 50-d column is left empty, `–`.", ""]
+    out += ["| claim | 50 d | 100 d |", "|---|---:|---:|"] + rows + [""]
     for _, g100 in PAIRS:
         if grids100.get(g100):
             out += [f"#### `{g100}`", ""] + list(sections.get(g100, []))
