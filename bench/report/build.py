@@ -9,6 +9,8 @@ Layout of the output folder::
                              guarantees
     curves.csv               the plotted points, tidy (``dvc plots show``)
     plots/curves_<dataset>_<model>.png
+    sizes.csv, plots/sizes_<dataset>_<model>.png   where the grid varies the training-set
+                             size (``train_subsample``): bench.report.sizes
 
 The folder is built under a temporary name next to ``out`` and renamed into place, so a failure
 leaves the previous report untouched and a success leaves no stale files. An existing ``out``
@@ -70,6 +72,7 @@ from bench.report.guarantees import guarantee_table
 from bench.report.measures import measures_tables
 from bench.report.plots import write_curves
 from bench.report.rewrite import rewrite_tables
+from bench.report.sizes import SIZES_CSV, write_size_curves
 from bench.report.table import Table, csv_num, interval_note
 from bench.report.table import md_text as _md  # names and messages as plain Markdown text
 from bench.report.tradeoff import delta_test, tradeoff_tables, utility_ci
@@ -350,7 +353,7 @@ def _index(rs: ResultSet, groups: list[Group], warnings: list[str], tables: list
 
 
 REPORT_ENTRIES = frozenset({"index.md", REPORT_METRICS, "leaderboard.html", "curves.csv",
-                            "tables", "plots"})
+                            SIZES_CSV, "tables", "plots"})
 """Everything a report folder holds (an existing ``out`` holding anything else is kept)."""
 
 
@@ -442,6 +445,7 @@ def _write_report_files(tmp: Path, rs: ResultSet, groups: list[Group], warnings:
         t.notes.extend(f"Warning: {w}" for w in warnings)
         t.write(tmp / "tables")
     plot_paths = write_curves(groups, tmp / "plots", tmp / "curves.csv", adversary)
+    plot_paths += write_size_curves(groups, tmp / "plots", tmp / SIZES_CSV, adversary)
     plots = [p.relative_to(tmp).as_posix() for p in plot_paths]
     title = f"{rs.grid} report" if rs.grid else "bench report"
     (tmp / "leaderboard.html").write_text(
