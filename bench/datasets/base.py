@@ -60,7 +60,7 @@ from bench.datasets.records import (
     TaskInfo,
     content_hash,
 )
-from bench.datasets.splits import group_partition, make_splits, partition, strata
+from bench.datasets.splits import group_partition, make_splits, nested_order, partition, strata
 from bench.registry import Registry
 
 __all__ = [
@@ -196,6 +196,11 @@ COMMON_OPTIONS: dict[str, str] = {
     "mia_split": "members/non-members/shadow fractions of all texts (default 0.25, 0.25, 0.5)",
     "split_by_group": "keep every group (speaker/user) inside one split",
     "subsample": "keep a seeded random subset: a fraction in (0, 1] or a count",
+    "train_subsample": "keep a seeded, stratified part of the train split only (a fraction in "
+    "(0, 1] or a count >= 1, at most the train split's size); dev, test and the "
+    "membership-inference partition (drawn from all texts) are unchanged; smaller sizes are "
+    "subsets of larger ones with the same seed (nested), so a grid can vary the training-set "
+    "size on one test set (default None: the whole train split)",
     "public": "hold apart a seeded, stratified part of the corpus as public data (a fraction in "
     "(0, 1) or a count >= 1), before the subsample: it is in no split; only a rewriter trains "
     "on it",
@@ -230,6 +235,7 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
         "mia_split": DEFAULT_MIA_SPLIT,
         "split_by_group": spec.split_by_group,
         "subsample": None,
+        "train_subsample": None,
         "public": None,
         "max_tokens": spec.max_tokens,
         "stratify": spec.stratify,
@@ -275,6 +281,16 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
                 f"dataset {spec.name!r}: subsample must be a fraction in (0, 1] or a count >= 1, "
                 f"got {sub!r}"
             )
+    tsub = out["train_subsample"]
+    if tsub is not None:
+        ok = (isinstance(tsub, float) and 0 < tsub <= 1) or (
+            isinstance(tsub, (int, np.integer)) and not isinstance(tsub, bool) and tsub >= 1
+        )
+        if not ok:
+            raise DatasetConfigError(
+                f"dataset {spec.name!r}: train_subsample must be a fraction in (0, 1] or a count "
+                f">= 1 (the train documents kept), got {tsub!r}"
+            )
     if "path" in spec.options and out["path"] is None and spec.env_var:
         env = os.environ.get(spec.env_var)
         if env:
@@ -319,7 +335,8 @@ def _fractions(name: str, key: str, value: Any, k: int, *, exact: bool) -> tuple
 
 
 def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
-    """Subsample, split and attach the measured card (no I/O)."""
+    """Subsample, split, shrink the train split (``train_subsample``) and attach the measured
+    card (no I/O)."""
     n = len(corpus.texts)
     if n == 0:
         raise DatasetFormatError(f"dataset {spec.name!r}: no texts left after filtering")
@@ -355,6 +372,8 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
         tasks = [mention_labels_seen(t, texts, int(config["max_tokens"])) if t.mentions else t
                  for t in tasks]
     splits = make_splits(strata(tasks, strat_name), groups, config)
+    if config.get("train_subsample") is not None:
+        splits["train"] = _train_subset(spec, splits["train"], strata(tasks, strat_name), config)
     task_map = {t.name: t for t in tasks}
     card = dataclasses.replace(
         spec.card,
@@ -369,6 +388,43 @@ def build(spec: DatasetSpec, corpus: Corpus, config: dict[str, Any]) -> Dataset:
 PUBLIC_SEED_OFFSET = 1_000_003
 """Added to the dataset seed for the public part's draw, so it is independent of the
 subsample's and the splits' draws."""
+
+
+TRAIN_SUBSAMPLE_SEED_OFFSET = 2_000_003
+"""Added to the dataset seed for the ``train_subsample`` keys, so that draw is independent of
+the subsample's, the splits' and the public part's draws."""
+
+
+def _train_subset(spec: DatasetSpec, train: np.ndarray, y: np.ndarray,
+                  config: dict[str, Any]) -> np.ndarray:
+    """The first ``k`` train indices (config ``train_subsample``) in the seeded nested
+    stratified order of :func:`bench.datasets.splits.nested_order` over the train split's
+    strata, in ascending index order: every stratum in proportion, and the ``k``-subset inside
+    every larger one with the same seed.
+
+    Example:
+        >>> ds = load_dataset("bbc", seed=0, train_subsample=100)
+        >>> len(ds.splits["train"]), ds.card.split_sizes["train"]
+        (100, 100)
+
+    Raises:
+        DatasetConfigError: a count larger than the train split.
+    """
+    n = len(train)
+    value = config["train_subsample"]
+    if isinstance(value, float):
+        k = max(int(round(value * n)), 1)
+    else:
+        k = int(value)
+        if k > n:
+            raise DatasetConfigError(
+                f"dataset {spec.name!r}: train_subsample={k} is larger than the train split "
+                f"({n} documents); give at most {n} or a fraction in (0, 1]"
+            )
+    if k >= n:
+        return train
+    order = nested_order(y[train], config["seed"] + TRAIN_SUBSAMPLE_SEED_OFFSET)
+    return np.sort(train[order[:k]])
 
 
 def _hold_apart(spec: DatasetSpec, texts: list[str], tasks: list[Task],
@@ -400,8 +456,8 @@ def load_dataset(name: str, **config: Any) -> Dataset:
     Args:
         name: a registered dataset (see ``DATASETS.names()``).
         **config: ``seed``, ``split``, ``mia_split``, ``split_by_group``, ``subsample``,
-            ``max_tokens``, ``stratify``, ``test_groups`` and the loader's own options (e.g.
-            ``path`` for paper loaders).
+            ``train_subsample``, ``public``, ``max_tokens``, ``stratify``, ``test_groups`` and
+            the loader's own options (e.g. ``path`` for paper loaders).
 
     Raises:
         DatasetConfigError: unknown key or bad value.

@@ -41,7 +41,9 @@ TOKENIZER = "bench.embeddings.tokenize"
 def cache_key(ds: Dataset) -> str:
     """sha256 of the content hash, the preparation-relevant config and the versions."""
     spec = DATASETS.get(ds.name)
-    config = {k: v for k, v in ds.config.items() if k != "path"}
+    # a key added later is left out while unset, so existing cache folders keep their keys
+    config = {k: v for k, v in ds.config.items()
+              if k != "path" and not (k in _LATER_KEYS and v is None)}
     payload = {
         "dataset": ds.name,
         "loader_version": spec.version,
@@ -52,6 +54,10 @@ def cache_key(ds: Dataset) -> str:
     }
     blob = json.dumps(payload, sort_keys=True, default=_jsonable)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+_LATER_KEYS = ("train_subsample",)
+"""Config keys added after the cache key was fixed: hashed only when set."""
 
 
 def _jsonable(v: Any) -> Any:

@@ -170,6 +170,34 @@ def make_splits(
     }
 
 
+def nested_order(y: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded order of ``range(len(y))`` whose every prefix is stratified by ``y`` (nested).
+
+    Each item draws a uniform key from ``numpy.random.default_rng(seed)``; within its stratum
+    (the items sharing its label) it is ranked by that key and placed at ``(rank + 0.5) /
+    stratum size``; the order sorts by that position, ties by the key. Taking the first ``k``
+    is Webster/Sainte-Lague apportionment of ``k`` among the strata (Balinski and Young, *Fair
+    Representation*, 2nd ed. 2001): every stratum is represented in proportion at every ``k``
+    (within about one item), and with the same seed the first ``k`` are contained in the first
+    ``k' > k``.
+
+    Example:
+        >>> y = np.array([0, 0, 0, 0, 1, 1])
+        >>> order = nested_order(y, seed=0)
+        >>> sorted(y[order[:3]].tolist())
+        [0, 0, 1]
+    """
+    y = np.asarray(y)
+    key = np.random.default_rng(seed).random(len(y))
+    pos = np.empty(len(y), np.float64)
+    for label in np.unique(y):
+        idx = np.flatnonzero(y == label)
+        rank = np.empty(len(idx), np.float64)
+        rank[np.argsort(key[idx], kind="stable")] = np.arange(len(idx))
+        pos[idx] = (rank + 0.5) / len(idx)
+    return np.lexsort((key, pos)).astype(np.int64)
+
+
 def strata(tasks: Sequence[Task], name: str) -> np.ndarray:
     """Stratification labels from task ``name``: its class ids; for a multilabel task, each
     text's rarest label present (by count over these texts; ties by column order) or, for
