@@ -42,7 +42,7 @@ def test_committed_report_rebuilds_byte_identically_and_cells_are_current(grid, 
 RERUN = {"tem": 1, "debates2016": 1, "news_outlets": 1,
          "thesis_reference": 1, "trlaplace": 1, "trlaplace_rewrite": 1, "trlaplace_code": 1,
          "trlaplace_code_public": 1, "thesis_100d": 1, "tem_100d": 1,
-         "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1}
+         "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1, "sizes": 1}
 """References CI reruns, and how many cells of each, each rerun starting with a cell that trains
 a model on privatized text. Every reference was computed in the pinned environment (pin v3,
 cpu-pinned-1cc01654, or pin v4, cpu-pinned-aca3ad18; docs/reference.md, "The references'

@@ -141,8 +141,8 @@ PANELS: tuple[tuple[str, str, Callable[[Group, str, Any], Stat | None]], ...] = 
 def _style(name: str, i: int) -> dict[str, Any]:
     if name == "baseline":
         return {"color": "black", "linestyle": "--", "marker": "s"}
-    if name in ("identity", "no_information"):
-        return {"color": "grey", "linestyle": ":", "marker": "x"}
+    if name in ("identity", "no_information"):  # the two ends, told apart by the marker
+        return {"color": "grey", "linestyle": ":", "marker": "x" if name == "identity" else "P"}
     return {"marker": "os^Dv<>ph*"[i % 10], "linestyle": "-"}
 
 

@@ -59,6 +59,21 @@ def test_shipped_grid_counts():
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (75, 261)
     assert counts["tem"] == (55, 55)
+    assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
+
+
+def test_sizes_grid_varies_the_training_set_only():
+    """The dataset-size grid: four datasets that differ in train_subsample alone (one test
+    set), every mechanism at every size."""
+    g = shipped(ROOT / "experiments" / "sizes.yaml")
+    sizes = sorted({c.dataset_config["train_subsample"] for c in g.cells})
+    assert sizes == [100, 200, 400, 850]
+    rest = {(c.dataset, tuple(sorted((k, str(v)) for k, v in c.dataset_config.items()
+                                     if k != "train_subsample"))) for c in g.cells}
+    assert len(rest) == 1
+    per_size = {s: {(c.mechanism, c.epsilon) for c in g.cells
+                    if c.dataset_config["train_subsample"] == s} for s in sizes}
+    assert all(v == per_size[100] for v in per_size.values()) and len(per_size[100]) == 9
 
 
 def test_quickstart_contents():
