@@ -125,7 +125,8 @@ def _trustpilot(d: Path) -> Path:
 
 
 @pytest.mark.parametrize("name,write", [("sst2", _sst2), ("yelp", _yelp),
-                                        ("trustpilot", _trustpilot)], ids=str)
+                                        ("trustpilot", _trustpilot)],
+                         ids=["sst2", "yelp", "trustpilot"])  # stable ids for xdist
 def test_every_file_loader_checks_what_it_reads(name, write, tmp_path, caplog,
                                                 monkeypatch) -> None:
     f = write(tmp_path)
