@@ -261,41 +261,33 @@ def resolve_config(spec: DatasetSpec, config: dict[str, Any]) -> dict[str, Any]:
             f"dataset {spec.name!r}: stratify must be a task name or None, got {strat!r}"
         )
     out["test_groups"] = _test_groups(spec.name, out["test_groups"])
-    pub = out["public"]
-    if pub is not None:
-        ok = (isinstance(pub, float) and 0 < pub < 1) or (
-            isinstance(pub, (int, np.integer)) and not isinstance(pub, bool) and pub >= 1
-        )
-        if not ok:
-            raise DatasetConfigError(
-                f"dataset {spec.name!r}: public must be a fraction in (0, 1) or a count >= 1 "
-                f"(the texts held apart as public data), got {pub!r}"
-            )
-    sub = out["subsample"]
-    if sub is not None:
-        ok = (isinstance(sub, float) and 0 < sub <= 1) or (
-            isinstance(sub, (int, np.integer)) and not isinstance(sub, bool) and sub >= 1
-        )
-        if not ok:
-            raise DatasetConfigError(
-                f"dataset {spec.name!r}: subsample must be a fraction in (0, 1] or a count >= 1, "
-                f"got {sub!r}"
-            )
-    tsub = out["train_subsample"]
-    if tsub is not None:
-        ok = (isinstance(tsub, float) and 0 < tsub <= 1) or (
-            isinstance(tsub, (int, np.integer)) and not isinstance(tsub, bool) and tsub >= 1
-        )
-        if not ok:
-            raise DatasetConfigError(
-                f"dataset {spec.name!r}: train_subsample must be a fraction in (0, 1] or a count "
-                f">= 1 (the train documents kept), got {tsub!r}"
-            )
+    _check_part(spec.name, "public", out["public"], closed=False,
+                why=" (the texts held apart as public data),")
+    _check_part(spec.name, "subsample", out["subsample"], closed=True, why=",")
+    _check_part(spec.name, "train_subsample", out["train_subsample"], closed=True,
+                why=" (the train documents kept),")
     if "path" in spec.options and out["path"] is None and spec.env_var:
         env = os.environ.get(spec.env_var)
         if env:
             out["path"] = env
     return out
+
+
+def _check_part(name: str, key: str, value: Any, *, closed: bool, why: str) -> None:
+    """Refuse a part-of-the-data option that is neither None, a fraction in (0, 1] ((0, 1) when
+    not ``closed``) nor a count >= 1 (``public``, ``subsample``, ``train_subsample``); ``why``
+    follows the expectation in the message."""
+    if value is None:
+        return
+    ok = (isinstance(value, float) and 0 < value and (value <= 1 if closed else value < 1)) or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+    )
+    if not ok:
+        interval = "(0, 1]" if closed else "(0, 1)"
+        raise DatasetConfigError(
+            f"dataset {name!r}: {key} must be a fraction in {interval} or a count >= 1{why} "
+            f"got {value!r}"
+        )
 
 
 def _test_groups(name: str, value: Any) -> tuple[str, ...] | None:
