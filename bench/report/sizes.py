@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.analysis.anchored import group_anchored
-from bench.analysis.privacy import baseline_index, group_privacy
+from bench.analysis.privacy import baseline_index
 from bench.analysis.results import Group, Stat, fmt_eps
 from bench.report.plots import (
     DPI,
@@ -48,8 +48,10 @@ from bench.report.plots import (
     _err,
     _legend_layout,
 )
+from bench.report.plots import _privacy as plot_privacy
+from bench.report.plots import _tasks as plot_tasks
+from bench.report.plots import _utility as plot_utility
 from bench.report.table import csv_num, csv_text, slug
-from bench.report.tradeoff import utility_ci
 
 SIZE_KEY = "train_subsample"
 """The dataset option that sets the training-set size (:mod:`bench.datasets.base`)."""
@@ -108,20 +110,8 @@ def size_families(groups: Sequence[Group]) -> list[tuple[str, str, dict[str, dic
 
 
 def _tasks(lines: dict[str, dict[Size, Group]]) -> list[str]:
-    tasks: set[str] = set()
-    for by_size in lines.values():
-        for g in by_size.values():
-            for r in g.records:
-                tasks |= set(r.sections.privacy)
-    return sorted(tasks)
-
-
-def _utility(g: Group, _task: str, _index: Any) -> Stat | None:
-    return g.stat(lambda m: m.utility.macro_f1, utility_ci)
-
-
-def _privacy(g: Group, task: str, _index: Any) -> Stat | None:
-    return group_privacy(g, task).stat
+    """The private attributes of a family's configurations (:func:`bench.report.plots._tasks`)."""
+    return plot_tasks([g for by_size in lines.values() for g in by_size.values()])
 
 
 def _tradeoff(g: Group, task: str, index: Any) -> Stat | None:
@@ -131,8 +121,8 @@ def _tradeoff(g: Group, task: str, index: Any) -> Stat | None:
 
 
 PANELS: tuple[tuple[str, str, Callable[[Group, str, Any], Stat | None]], ...] = (
-    ("utility", "utility (macro-F1)", _utility),
-    ("privacy", "empirical privacy", _privacy),
+    ("utility", "utility (macro-F1)", lambda g, _task, _index: plot_utility(g)),
+    ("privacy", "empirical privacy", lambda g, task, _index: plot_privacy(g, task)),
     ("anchored_tradeoff", "anchored trade-off R·G", _tradeoff),
 )
 """(CSV column, axis label, value of a configuration on an attribute) per panel kind."""
@@ -206,12 +196,17 @@ def size_figure(label: str, model: str, lines: dict[str, dict[Size, Group]], ind
     return fig
 
 
-def size_points(groups: Sequence[Group], adversary: str | None = None) -> list[dict[str, str]]:
+def size_points(groups: Sequence[Group], fams: list | None = None, index: Any = None
+                ) -> list[dict[str, str]]:
     """Tidy rows of every plotted point: dataset, model, line, size, attribute and the three
-    values with their intervals."""
-    index = baseline_index(r for g in groups for r in g.records)
+    values with their intervals (``fams``, ``index``: :func:`size_families` and the baseline
+    index of ``groups`` where the caller has them)."""
+    if fams is None:
+        fams = size_families(groups)
+    if index is None:
+        index = baseline_index(r for g in groups for r in g.records)
     rows = []
-    for label, model, lines in size_families(groups):
+    for label, model, lines in fams:
         tasks = _tasks(lines) or [""]
         for name, by_size in lines.items():
             for size, g in sorted(by_size.items()):
@@ -246,7 +241,7 @@ def write_size_curves(groups: Sequence[Group], folder: Path, csv_path: Path | No
         p.write_bytes(buf.getvalue())
         paths.append(p)
     p = csv_path or folder / SIZES_CSV
-    p.write_text(csv_text(size_points(groups, adversary)), encoding="utf-8", newline="\n")
+    p.write_text(csv_text(size_points(groups, fams, index)), encoding="utf-8", newline="\n")
     paths.append(p)
     return paths
 
