@@ -78,7 +78,8 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
                         X_test: Sequence[Any], y_test: np.ndarray, *,
                         X_dev: Sequence[Any] | None = None, y_dev: np.ndarray | None = None,
                         model_params: dict[str, Any] | None = None, n_classes: int | None = None,
-                        seed: int = 0, chance: ChanceLevel | None = None) -> AdversaryResult:
+                        seed: int = 0, chance: ChanceLevel | None = None,
+                        fitted: bool = False) -> AdversaryResult:
     """Train an adversary on ``(X_train, y_train)`` and measure it on ``(X_test, y_test)``.
 
     Args:
@@ -95,6 +96,8 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
         seed: model seed and chance-level simulation seed.
         chance: the chance level of these labels, when the caller already has it (several
             adversaries on one task share it: it is a function of the labels and ``seed`` only).
+        fitted: ``model`` is an instance fitted on ``(X_train, y_train)`` already (e.g. one
+            fit on the original text reused across cells): it is only scored.
 
     Returns:
         An :class:`AdversaryResult`; ``metrics`` holds the empirical privacy and a chance-level
@@ -107,7 +110,8 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
             params.setdefault("n_classes", n_classes)
         model = MODELS.create(model, **params)
     t0 = time.perf_counter()
-    model.fit(X_train, y_train, X_dev, y_dev)
+    if not fitted:
+        model.fit(X_train, y_train, X_dev, y_dev)
     t1 = time.perf_counter()
     pred = model.predict(X_test)
     t2 = time.perf_counter()

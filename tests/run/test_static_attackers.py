@@ -104,3 +104,47 @@ def test_the_setting_is_opt_in_and_checked(tmp_path):
     bad.write_text(GRID.replace("{extra}", "static_attackers: yes please"))
     with pytest.raises(Exception, match="static_attackers.*must be true or false"):
         load_grid(bad)
+
+
+def test_one_fit_on_the_original_text_serves_every_cell_with_the_same_bits(
+        cells, tmp_path, monkeypatch):
+    """The static attacks of the privatized cells reuse the baseline's fit on the original text
+    (same split, seed and settings): no second fit, and the same results as fitting afresh in
+    every cell (the memo switched off)."""
+    import bench.run.attacks as attacks
+
+    for mech in ("tem", "identity", "no_information", "mvl"):
+        by = cells[mech].metrics["privacy"]["entities"]["by_adversary"]
+        assert by["lexical:static"]["fit_seconds"] == 0.0  # reused, not refitted
+    assert cells["none"].metrics["privacy"]["entities"]["by_adversary"]["lexical"][
+        "fit_seconds"] > 0.0  # the baseline fitted it
+    monkeypatch.setattr(attacks, "ORIGINAL_FITS_KEPT", 0)
+    attacks._ORIGINAL_FITS.clear()
+    grid = tmp_path / "g.yaml"
+    grid.write_text(GRID.replace("{extra}", "static_attackers: true"))
+    run_grid(grid, results=tmp_path / "r", mlflow=False)
+    fresh = {r.spec["mechanism"]["name"]: r for r in scan(tmp_path / "r").cells}
+    assert sorted(fresh) == sorted(cells)
+    for mech, rec in fresh.items():
+        assert rec.metrics["privacy"]["entities"]["by_adversary"]["lexical:static" if mech != "none"
+                                                                  else "lexical"]["fit_seconds"] > 0
+        assert _by(rec) == _by(cells[mech]), mech
+
+
+def test_a_fit_is_reused_only_for_the_same_inputs():
+    """The memo's key covers what a fit depends on: another seed, other labels, other training
+    text or other hyperparameters is another fit."""
+    import numpy as np
+
+    from bench.run.attacks import _fit_key
+
+    docs, dev = [["a", "b"], ["c"]], [["d"]]
+    y, y_dev = np.array([0, 1]), np.array([1])
+    key = _fit_key("lexical", None, 0, 2, (docs, dev, y, y_dev))
+    assert key == _fit_key("lexical", None, 0, 2, ([["a", "b"], ["c"]], dev, y, y_dev))
+    others = [_fit_key("lexical", None, 1, 2, (docs, dev, y, y_dev)),
+              _fit_key("lexical", None, 0, 2, (docs, dev, np.array([1, 0]), y_dev)),
+              _fit_key("lexical", None, 0, 2, ([["a"], ["b", "c"]], dev, y, y_dev)),
+              _fit_key("lexical", {"C": 2.0}, 0, 2, (docs, dev, y, y_dev)),
+              _fit_key("bow", None, 0, 2, (docs, dev, y, y_dev))]
+    assert key not in others and len(set(others)) == len(others)
