@@ -38,7 +38,7 @@ from typing import Any
 
 from bench.analysis.privacy import NO_VALID, describe_choice, group_privacy
 from bench.analysis.results import Group, Stat, fmt_eps
-from bench.report.table import csv_num, csv_text, slug
+from bench.report.table import csv_num, csv_text, slug, unique_name
 from bench.report.tradeoff import utility_ci
 
 logger = logging.getLogger(__name__)
@@ -328,10 +328,7 @@ def write_curves(groups: Sequence[Group], folder: Path, csv_path: Path | None = 
     for (ds, model), gs in sorted(by.items()):
         if not any(not g.config.is_baseline for g in gs):
             continue
-        name = f"curves_{slug(ds)}_{slug(model)}"
-        while name in used:
-            name += "_"
-        used.add(name)
+        name = unique_name(f"curves_{slug(ds)}_{slug(model)}", used)
         p = folder / f"{name}.png"
         p.write_bytes(render_curves(gs, f"{ds} · {model}", adversary))
         paths.append(p)

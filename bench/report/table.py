@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 import re
@@ -280,10 +281,21 @@ def tex_escape(text: str) -> str:
     return "".join(out)
 
 
+SLUG_MAX = 80
+"""The longest :func:`slug`."""
+
+
 def slug(text: str) -> str:
-    """A file-name-safe form of a label."""
+    """A file-name-safe form of a label, at most :data:`SLUG_MAX` characters. A longer one
+    keeps its head and its tail (where labels of one grid differ, e.g. ``train_subsample-100``)
+    around a digest of the whole label, so that two labels never share a file name."""
     s = re.sub(r"[^A-Za-z0-9.-]+", "_", text.replace("=", "-")).strip("_.")
-    return s[:80] or "x"
+    if len(s) > SLUG_MAX:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        head, tail = s[:40].rstrip("_."), s[-30:]
+        tail = tail.split("_", 1)[1] if "_" in tail[:-1] else tail  # from a word's start
+        s = f"{head}_{digest}_{tail.lstrip('_.')}"
+    return s or "x"
 
 
 

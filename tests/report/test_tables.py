@@ -304,3 +304,18 @@ def test_tex_escape() -> None:
         "a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} "
         "\\textbackslash{} \\textless{}s\\textgreater{}")
     assert tex_escape("ε·d") == "\\ensuremath{\\varepsilon}\\ensuremath{\\cdot}d"
+
+
+def test_slug_keeps_long_labels_apart():
+    """Labels longer than a file name allows keep their head and tail around a digest: grids
+    whose dataset labels differ only at the end (``train_subsample``) get one file each."""
+    from bench.report.table import SLUG_MAX, slug
+
+    assert slug("bbc(subsample=600)") == "bbc_subsample-600"
+    base = "bbc(entities=[\"uk\",\"british\",\"london\"],max_tokens=200,split=[0.4,0.1,0.5]," \
+           "stratify=entities,train_subsample={})"
+    names = {slug(base.format(n)) for n in (100, 200, 400, 850)}
+    assert len(names) == 4 and all(len(n) <= SLUG_MAX for n in names)
+    assert {n.rsplit("-", 1)[1] for n in names} == {"100", "200", "400", "850"}
+    assert slug(base.format(100)) == slug(base.format(100))  # stable
+    assert slug("x" * SLUG_MAX) == "x" * SLUG_MAX
