@@ -577,7 +577,7 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
         "generated_by": f"bench {bench.__version__}" if stamp else None,
         "allow_mixed_versions": allow_mixed_versions,
         "privacy_adversary": adversary or HEADLINE,
-        "measure_labels": dict(MEASURE_LABELS),
+        "measure_labels": _measure_labels(entries_json),
         "score": {"name": "anchored_hypervolume", "interval": "t_bootstrap_se95",
                   "resamples": resamples, "seed": seed},
         "sources": [s.describe() | {"trusted": s.id in trusted} for s in checked],
@@ -587,3 +587,10 @@ def build(sources: Sequence[Source], *, allow_mixed_versions: bool = False,
                    "counts": {st: sum(e["verification"]["status"] == st for e in entries_json)
                               for st in ("verified", "refuted", "unverified")}}
         if verify > 0 else None}
+
+
+def _measure_labels(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """The headers of the measures the entries' points hold (in :data:`MEASURE_LABELS` order):
+    a page lists only what it shows, so a new measure changes no page without it."""
+    used = {k for e in entries for q in e.get("points", ()) for k in (q.get("measures") or {})}
+    return {k: v for k, v in MEASURE_LABELS.items() if k in used}

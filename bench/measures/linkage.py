@@ -42,8 +42,8 @@ MAX_LENGTH = 128
 """Word pieces of a document MiniLM reads (all-MiniLM-L6-v2 was trained on 128)."""
 BATCH = 32
 """Documents per MiniLM batch."""
-_ORIGINALS: dict[str, np.ndarray] = {}
-"""The last test originals' MiniLM embeddings (per process)."""
+_EMBEDDINGS: dict[str, tuple[str, np.ndarray]] = {}
+"""The last MiniLM embeddings per slot (:func:`cached_embeddings`; per process)."""
 
 
 def _harmonic(n: np.ndarray) -> np.ndarray:
@@ -113,14 +113,16 @@ def minilm_embed(texts: Sequence[str]) -> np.ndarray:
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
-def _texts(ctx: MeasureInput) -> tuple[list[str], list[str]]:
+def texts(ctx: MeasureInput) -> tuple[list[str], list[str]]:
+    """The cell's original and privatized test documents as strings (tokens joined by spaces)."""
     originals, privatized = ctx.test_split()
     return [" ".join(d) for d in originals], [" ".join(d) for d in privatized]
 
 
-def _skip(cell: Any) -> str | None:
+def skip_text(cell: Any) -> str | None:
+    """Why a text-pair measure does not apply to ``cell`` (``None``: it applies)."""
     if cell.is_baseline:
-        return "the baseline's text is the original (linkage is trivial)"
+        return "the baseline's text is the original (linkage and similarity are trivial)"
     if cell.output != "text":
         return "the cell outputs vectors, not text"
     return None
@@ -128,31 +130,39 @@ def _skip(cell: Any) -> str | None:
 
 def compute_tfidf(ctx: MeasureInput) -> dict[str, Any]:
     """The ``linkage`` record (tf-idf cosine)."""
-    originals, privatized = _texts(ctx)
+    originals, privatized = texts(ctx)
     return linkage_scores(tfidf_similarity(originals, privatized),
                           seed=measure_seed(ctx.cell.seed, "linkage"))
 
 
+def cached_embeddings(texts: list[str], slot: str) -> np.ndarray:
+    """:func:`minilm_embed` of ``texts``, the last ones of each ``slot`` kept for the process:
+    the test originals (``"original"``) are the same in every cell of a dataset and seed, and
+    ``linkage_minilm`` and ``similarity_minilm`` embed the same privatized test documents
+    (``"privatized"``) of a cell."""
+    key = hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
+    kept = _EMBEDDINGS.get(slot)
+    if kept is None or kept[0] != key:
+        kept = _EMBEDDINGS[slot] = (key, minilm_embed(texts))
+    return kept[1]
+
+
 def compute_minilm(ctx: MeasureInput) -> dict[str, Any]:
     """The ``linkage_minilm`` record (MiniLM-L6 sentence-embedding cosine)."""
-    originals, privatized = _texts(ctx)
-    key = hashlib.sha256("\0".join(originals).encode("utf-8")).hexdigest()
-    if key not in _ORIGINALS:  # the same test originals in every cell of a dataset and seed
-        _ORIGINALS.clear()
-        _ORIGINALS[key] = minilm_embed(originals)
-    sim = minilm_embed(privatized) @ _ORIGINALS[key].T
+    originals, privatized = texts(ctx)
+    sim = cached_embeddings(privatized, "privatized") @ cached_embeddings(originals, "original").T
     return linkage_scores(sim, seed=measure_seed(ctx.cell.seed, "linkage_minilm")) | {
         "max_length": MAX_LENGTH}
 
 
 LINKAGE = (Measure(
     "linkage", "1", "linkage: rank of each privatized test document's original among all test "
-    "originals by tf-idf cosine; top-1 accuracy and MRR", compute_tfidf, _skip))
+    "originals by tf-idf cosine; top-1 accuracy and MRR", compute_tfidf, skip_text))
 """The ``linkage`` measure (tf-idf)."""
 
 # 2: MiniLM encodes with the cell's fixed torch thread count (bench.numeric.torch_threads); it
 #    ran with torch's default, the machine's core count, on which a reduction's last bits depend
 LINKAGE_MINILM = (Measure(
     "linkage_minilm", "2", "linkage by MiniLM-L6 sentence-embedding cosine; top-1 accuracy "
-    "and MRR", compute_minilm, _skip))
+    "and MRR", compute_minilm, skip_text))
 """The ``linkage_minilm`` measure."""
