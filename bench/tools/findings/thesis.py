@@ -67,7 +67,8 @@ def thesis_section(cells: list[dict]) -> list[str]:
     eps = sorted({k[4] for k in mvl})
     base = next(iter(by_seed(cells, mechanism="none").values()))
     lines = _thesis_utility_table(cells, eps, base)
-    lines.append(_claim_mvl_at_chance(mvl))
+    if any(k[4] <= 1 for k in mvl):  # a grid without budgets <= 1 (thesis_reference) has no claim
+        lines.append(_claim_mvl_at_chance(mvl))
     tg = by_seed(cells, mechanism="truncated_gumbel")
     lines += _claim_truncated_gumbel(cells, tg)
     lines += _claim_clipping(cells, mvl, eps)
