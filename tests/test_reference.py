@@ -303,17 +303,17 @@ def test_agreement_counts_identical_inside_the_cell_interval_and_the_seed_interv
 
 def test_cli_reference_compare_on_the_committed_gpu_run(capsys):
     """The committed H100 run (results/platforms/h100-native, docs/reference.md "On a GPU"):
-    its thesis_transformer cells have their pinned twins; its quickstart cells are of the
-    quickstart before its regeneration (2026-11-29: the LSTM's three training runs, the known
-    answers, static attackers), so none has a twin now and the CLI says so in one line (a GPU
-    run of the regenerated quickstart is to be made when a GPU is lent); the CLI refuses a
-    folder without cells in one line."""
+    its cells are of the quickstart and the thesis_reference slice before their regeneration
+    (2026-11-29: the LSTM's three training runs, the known answers, static attackers; the
+    whole BBC corpus for thesis_reference), so none has a twin now and the CLI says so in one
+    line (a GPU run of the regenerated grids is to be made when a GPU is lent); the CLI
+    refuses a folder without cells in one line."""
     gpu = ROOT / "results" / "platforms" / "h100-native"
     assert main(["reference", "compare", "quickstart", "--results",
                  str(gpu / "quickstart")]) == 2
     assert "none of the 45 cells" in capsys.readouterr().err
     assert main(["reference", "compare", "thesis_reference", "--results",
-                 str(gpu / "thesis_transformer")]) == 0
-    assert "11 of 11 cells" in capsys.readouterr().out
+                 str(gpu / "thesis_transformer")]) == 2
+    assert "none of the 11 cells" in capsys.readouterr().err
     assert main(["reference", "compare", "quickstart", "--results", str(gpu)]) == 2
     assert "no cells under" in capsys.readouterr().err

@@ -54,8 +54,10 @@ def test_shipped_grid_counts():
     assert counts["smoke"] == (3, 1)
     assert counts["anchors"] == (27, 0)  # 3 baselines + 3 seeds × (2 mechanisms × 3 ε + 2)
     assert counts["quickstart"] == (55, 0)  # 5 baselines + 5 seeds × (4 × 2 ε + 2 known)
-    assert counts["thesis_reference"] == (410, 0)
-    assert counts["thesis_transformer"] == (11, 0)
+    # 3 baselines + 3 seeds × (mvl nearest 5 × 2 ε + 2 vector + 1 tg + 2 known)
+    assert counts["thesis_reference"] == (48, 0)
+    assert counts["thesis_transformer"] == (10, 0)  # 1 + 5 mvl + 2 tg + 2 known, seed 0
+    assert counts["thesis_100d"] == (162, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (75, 261)
     assert counts["tem"] == (55, 55)
