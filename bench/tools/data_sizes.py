@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.reference import REFERENCE_ROOT
+
 ROOT = Path(__file__).resolve().parents[2]
 MIN_TEST = 1_000
 """Issue 47: a test split that can measure has at least this many documents ..."""
@@ -42,9 +44,13 @@ class Sizes:
     positives: dict[str, tuple[int, str]]
     """Private attribute -> (the smallest test positives of any label, that label)."""
 
+    def test_size_ok(self) -> bool:
+        """Whether every test split has at least :data:`MIN_TEST` documents."""
+        return self.test[0] >= MIN_TEST
+
     def meets(self) -> bool:
         """Whether the data meets issue 47's sizes (:data:`MIN_TEST`, :data:`MIN_POSITIVES`)."""
-        return self.test[0] >= MIN_TEST and bool(self.positives) \
+        return self.test_size_ok() and bool(self.positives) \
             and all(n >= MIN_POSITIVES for n, _ in self.positives.values())
 
 
@@ -96,7 +102,7 @@ def table(rows: list[Sizes]) -> str:
         pos = "; ".join(f"{a}: {n:,} (`{lab}`)" for a, (n, lab) in sorted(s.positives.items()))
         verdict = "yes" if s.meets() else "no"
         if not s.positives:  # membership inference only: the test size is what there is
-            pos, verdict = "no private label", f"{'yes' if s.test[0] >= MIN_TEST else 'no'} " \
+            pos, verdict = "no private label", f"{'yes' if s.test_size_ok() else 'no'} " \
                                               "(test size only)"
         out.append(f"| `{s.grid}` | {_span(s.train)} / {_span(s.dev)} / {_span(s.test)} | {pos} | "
                    f"{verdict} |")
@@ -110,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                                              "the committed references")
     ap.add_argument("grids", nargs="*")
     args = ap.parse_args(argv)
-    grids = args.grids or sorted(p.name for p in (ROOT / "results" / "reference").iterdir()
-                                 if p.is_dir())
+    grids = args.grids or sorted(p.name for p in (ROOT / REFERENCE_ROOT).iterdir() if p.is_dir())
     sys.stdout.write(table([grid_sizes(g) for g in grids]))
     return 0
 
