@@ -83,6 +83,7 @@ OPTIONAL_SETTINGS: dict[str, Any] = {
     "measures": [],
     "decode_vectors": False,
     "static_attackers": False,
+    "utility_test": "privatized",
 }
 """Settings keys that reach a cell (and its hash) only when a grid writes them, so that adding
 them left every earlier cell's identity unchanged; the value here is the default meaning.
@@ -95,7 +96,13 @@ nearest public word (:func:`bench.run.attacks.decode_vectors`), post-processing 
 has for free; without it they are left out of such cells. ``static_attackers``: in privatized
 cells, each text adversary also runs *static* -- trained on the original text, tested on the
 privatized test split (``<name>:static`` in ``by_adversary``) -- beside the default *adaptive*
-one trained on privatized text; the headline is the strongest of all."""
+one trained on privatized text; the headline is the strongest of all. ``utility_test``: what
+the utility model is scored on in privatized cells with text output, ``privatized`` (the test
+split as privatized: the thesis' protocol, Riecker 2023 Sec. 4.2) or ``original`` (the original
+test documents, the model still trained on privatized text: Carvalho et al. 2021, Sec. 5.3)."""
+
+UTILITY_TEST: tuple[str, ...] = ("privatized", "original")
+"""Values of the ``utility_test`` setting (:data:`OPTIONAL_SETTINGS`)."""
 
 FALLBACK_MODELS: dict[str, frozenset[str]] = {
     "bow": frozenset({"text", "vectors"}),

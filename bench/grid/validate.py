@@ -27,6 +27,7 @@ from bench.grid.schema import (
     OPTIONAL_SETTINGS,
     PROBE_EPSILONS,
     SETTINGS_DEFAULTS,
+    UTILITY_TEST,
     GridError,
     unknown,
 )
@@ -137,6 +138,11 @@ class Parser:
                             f"from the evaluated data) or 'private' (on the evaluated dataset's "
                             f"train split; the guarantee is then reported void), got "
                             f"{s['rewriter_fit_on']!r}")
+        if "utility_test" in s and s["utility_test"] not in UTILITY_TEST:
+            raise self.fail(k + "utility_test",
+                            f"must be 'privatized' (the utility model is scored on the "
+                            f"privatized test split) or 'original' (on the original test "
+                            f"documents, the TEM paper's protocol), got {s['utility_test']!r}")
         self.settings = s
         return s
 
@@ -454,6 +460,12 @@ def skip_reason(parser: Parser, ds: Entry, model: Entry, mech: Entry, mapping: E
         return (f"model {model.name!r} takes {' or '.join(sorted(model.extra.accepts))}"
                 f" only; mechanism {mech.name!r} with mapping {mapping.name!r} outputs "
                 f"{output} (use mapping nearest or vickrey)")
+    if output != "text" and parser.settings.get("utility_test") == "original":
+        raise parser.fail("settings.utility_test",
+                          f"'original' scores the utility model on the original test text, but "
+                          f"mechanism {mech.name!r} with mapping {mapping.name!r} outputs "
+                          f"{output}, which a model trained on it cannot read as text: use a "
+                          f"mapping to words (nearest) or exclude these cells")
     if adversaries_left and parser.settings["adversaries"] is not None:  # explicitly asked for
         name, why = adversaries_left[0]
         raise parser.fail("settings.adversaries",

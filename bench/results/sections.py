@@ -173,6 +173,10 @@ class Utility(Section):
     """The utility model's test loss (models that report one)."""
     test_loss: float | None = None
     """Its name in some older cells."""
+    test_text: str | None = None
+    """What the model was scored on: ``original`` (the original test documents: grid setting
+    ``utility_test: original``, the TEM paper's protocol) or absent (the privatized test
+    split, the suite's default)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -129,7 +129,8 @@ def rewrite(run: CellRun) -> None:
 
 def utility(run: CellRun) -> None:
     """Fit the cell's utility model on the privatized train split (dev for early stopping)
-    and score it on the test split against the chance level."""
+    and score it on the test split (privatized, or original under ``utility_test: original``)
+    against the chance level."""
     from bench.metrics.classification import chance_level, classification_scores, is_chance_level
     from bench.models import MODELS
 
@@ -144,10 +145,16 @@ def utility(run: CellRun) -> None:
     model.fit(Xtr, task.labels[split["train"]], Xdev, task.labels[split["dev"]])
     fit_s = time.perf_counter() - t0
     y_te = task.labels[split["test"]]
+    # utility_test: original (the TEM paper's protocol, Carvalho et al. 2021 Sec. 5.3): the
+    # model trained on privatized text is scored on the original test documents
+    on_original = cell.settings.get("utility_test") == "original" and not cell.is_baseline
+    if on_original:
+        Xte = _subset(run.docs, split["test"])
     util = classification_scores(y_te, model.predict(Xte), n_cls, seed=cell.seed)
     chance = chance_level(y_te, task.labels[split["train"]], n_classes=n_cls, seed=cell.seed)
     util["chance_threshold"] = chance.threshold if hasattr(chance, "threshold") else None
     util["chance_level"] = bool(is_chance_level(util["macro_f1"], chance))
+    util.update({"test_text": "original"} if on_original else {})
     set_sections(run.metrics, utility=Utility.make(task=task.name, **util, fit_seconds=fit_s))
 
 
