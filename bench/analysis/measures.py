@@ -8,6 +8,7 @@ the getters below read into it by the keys each measure documents.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,11 @@ def _rate(measure: str, key: str) -> tuple[Getter, Getter]:
 def _linkage_chance(m: CellMetrics) -> Any:
     return (m.measure("linkage").get("chance_top1") if m.measure("linkage")
             else m.measure("linkage_minilm").get("chance_top1"))
+
+
+def _ratio_ci(m: CellMetrics) -> Any:
+    ci = dig(m.measure("perplexity_smollm2"), "log_ratio_ci")
+    return None if ci is None else [math.exp(x) for x in ci]
 
 
 COLUMNS: tuple[tuple[str, str, Getter, Getter | None], ...] = (
@@ -53,6 +59,11 @@ COLUMNS: tuple[tuple[str, str, Getter, Getter | None], ...] = (
      None),
     ("similarity_retained", "CS retained", _at("similarity_minilm", "retained"),
      _at("similarity_minilm", "retained_ci")),
+    ("perplexity", "Perplexity (SmolLM2)", _at("perplexity_smollm2", "perplexity"), None),
+    ("perplexity_original", "Perplexity of the originals",
+     _at("perplexity_smollm2", "original_perplexity"), None),
+    ("perplexity_ratio", "Perplexity ratio (1 = as fluent as the original)",
+     _at("perplexity_smollm2", "ratio"), _ratio_ci),
     ("tpr_1pct", "MIA TPR@1% FPR", _at("mia_low_fpr", "tpr_at_fpr_0.01", "tpr"),
      _at("mia_low_fpr", "tpr_at_fpr_0.01", "ci")),
     ("tpr_01pct", "MIA TPR@0.1% FPR", _at("mia_low_fpr", "tpr_at_fpr_0.001", "tpr"),

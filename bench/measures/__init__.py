@@ -11,6 +11,8 @@ name               what it reports                                              
 ``linkage_minilm`` the same by MiniLM-L6 sentence-embedding cosine                  text cells
 ``similarity_      cosine similarity (CS) of each privatized document's MiniLM-L6   text cells
 minilm``           embedding to its original's, with its chance level
+``perplexity_      perplexity of the privatized test documents under the local     text cells
+smollm2``          SmolLM2-135M, beside the originals' (log ratio: 0 = as fluent)
 ``mia_low_fpr``    TPR at 1% and 0.1% FPR of every membership attack                cells with mia
 ``mia_rmia``       RMIA (offline reference models): AUC, TPR at 1% and 0.1% FPR     cells with mia
 ``reference_       the utility task by tf-idf + logistic regression (C on dev): a    text cells
@@ -23,8 +25,8 @@ utility``          utility no failed training moves; also on original test text
 Example:
     >>> from bench.measures import MEASURES
     >>> sorted(MEASURES.names())
-    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'mia_rmia', 'reconstruction',
-     'reference_utility', 's_w', 'similarity_minilm']
+    ['linkage', 'linkage_minilm', 'mia_low_fpr', 'mia_rmia', 'perplexity_smollm2',
+     'reconstruction', 'reference_utility', 's_w', 'similarity_minilm']
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ MEASURES.register_lazy("s_w", "bench.measures.substitutes:S_W")
 MEASURES.register_lazy("linkage", "bench.measures.linkage:LINKAGE")
 MEASURES.register_lazy("linkage_minilm", "bench.measures.linkage:LINKAGE_MINILM")
 MEASURES.register_lazy("similarity_minilm", "bench.measures.similarity:SIMILARITY_MINILM")
+MEASURES.register_lazy("perplexity_smollm2", "bench.measures.perplexity:PERPLEXITY_SMOLLM2")
 MEASURES.register_lazy("mia_low_fpr", "bench.measures.mia_low_fpr:MIA_LOW_FPR")
 MEASURES.register_lazy("mia_rmia", "bench.measures.rmia:MIA_RMIA")
 MEASURES.register_lazy("reference_utility",

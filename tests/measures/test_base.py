@@ -32,8 +32,8 @@ def _grid(tmp_path, extra=""):
 
 def test_every_builtin_measure_is_registered():
     assert sorted(MEASURES.names()) == ["linkage", "linkage_minilm", "mia_low_fpr", "mia_rmia",
-                                        "reconstruction", "reference_utility", "s_w",
-                                        "similarity_minilm"]
+                                        "perplexity_smollm2", "reconstruction",
+                                        "reference_utility", "s_w", "similarity_minilm"]
     for name in MEASURES.names():
         assert measure(name).name == name
 
