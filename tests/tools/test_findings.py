@@ -138,3 +138,28 @@ def test_dimension_rows_put_a_claim_of_both_grids_side_by_side(monkeypatch):
     assert "`tem_100d` ran on other data than its 50-d grid" in text
     assert "ran on other data" not in "\n".join(
         dimension_section({"tem": tem}, {"tem_100d": tem}, {}))
+
+
+def test_thesis_dimension_rows_compare_the_same_approaches_and_say_where_tg_is_undefined(
+        monkeypatch):
+    """The thesis pair counts chance cells over the approaches both grids ran, and a truncated
+    Gumbel budget the 50-d grid does not have (Alg. 1's b undefined there) says so."""
+    from bench.tools.findings.dimension import dimension_rows
+    from bench.tools.findings.stats import load
+
+    monkeypatch.chdir(ROOT)
+    ref = load("thesis_reference")
+    rows = dimension_rows({"thesis_reference": ref}, {"thesis_100d": ref})
+    assert rows and all(a == b for _, a, b in (r.strip("| ").split(" | ") for r in rows))
+    chance = [r for r in rows if "at chance in every seed" in r]
+    assert chance and all(" of 5 |" in r for r in chance)   # the five approaches of both grids
+    tg = [r for r in rows if "truncated Gumbel" in r]
+    assert tg and all("[" not in r and " / " in r and "±" in r for r in tg)
+
+    def no_tg(cells):
+        return [c for c in cells if c["spec"]["mechanism"]["name"] != "truncated_gumbel"]
+    three = [c for c in ref if c["spec"]["sensitivity"]["name"] in ("none", "jl")]
+    rows = dimension_rows({"thesis_reference": no_tg(ref)}, {"thesis_100d": three})
+    assert all(" of 2 |" in r for r in rows if "at chance" in r)  # counted over none, jl
+    assert all("| not defined | " in r for r in rows if "truncated Gumbel" in r)
+    assert any("truncated Gumbel" in r for r in rows)

@@ -16,6 +16,7 @@ from typing import Any
 from bench.analysis.results import fmt_eps
 from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
+    adversary_f1,
     at_chance,
     by_seed,
     first_seeds,
@@ -30,14 +31,38 @@ PAIRS = (("thesis_reference", "thesis_100d"), ("tem", "tem_100d"),
 """(50-d grid, its 100-d repetition)."""
 
 
-def _chance_count(cells: list[dict], eps: float) -> str:
-    """How many sensitivity approaches' mvl + nearest cells are at chance in every seed."""
-    g = by_seed([c for c in cells if c["spec"]["model"]["name"] == "lstm"], mechanism="mvl",
-                mapping="nearest", epsilon=eps)
+def _lstm(cells: list[dict]) -> list[dict]:
+    return [c for c in cells if c["spec"]["model"]["name"] == "lstm"]
+
+
+def _chance_count(cells: list[dict], eps: float, approaches: frozenset[str]) -> str:
+    """How many of the sensitivity ``approaches``' mvl + nearest cells are at chance in every
+    seed (the approaches both grids of a pair ran, so that the counts compare)."""
+    g = {k: s for k, s in by_seed(_lstm(cells), mechanism="mvl", mapping="nearest",
+                                  epsilon=eps).items() if k[2] in approaches}
     if not g:
         return "–"
     n = sum(all(at_chance(m) for m in s.values()) for s in g.values())
     return f"{n} of {len(g)}"
+
+
+def _both(seeds: dict) -> str:
+    """Utility / the strongest adversary's macro-F1 over the seeds."""
+    return f"{summary(seeds, utility)} / {summary(seeds, adversary_f1)}"
+
+
+def _mvl_utility(cells: list[dict], sens: str, eps: float) -> str:
+    seeds = first_seeds(_lstm(cells), mechanism="mvl", mapping="nearest", sensitivity=sens,
+                        epsilon=eps)
+    return _both(seeds) if seeds else "–"
+
+
+def _tg_utility(cells: list[dict], sens: str, eps: float) -> str:
+    """Truncated Gumbel's utility and adversary, or why there are none (Alg. 1's b undefined
+    at this ε)."""
+    seeds = first_seeds(_lstm(cells), mechanism="truncated_gumbel", sensitivity=sens,
+                        epsilon=eps)
+    return _both(seeds) if seeds else "not defined"
 
 
 def _tem_gap(cells: list[dict], eps: float) -> str:
@@ -54,9 +79,21 @@ def _rows(grid: str, cells: list[dict]) -> list[tuple[str, Callable[[list[dict]]
     def eps_of(mech: str) -> list[float]:
         return sorted({k[4] for k in by_seed(cells, mechanism=mech)})
     if grid == "thesis_reference":
-        return [(f"thesis: mvl + nearest at chance in every seed, ε = {fmt_eps(e)} "
-                 "(sensitivity approaches)", lambda c, e=e: _chance_count(c, e))
-                for e in eps_of("mvl")]
+        mvl = sorted({k[2:5:2] for k in by_seed(_lstm(cells), mechanism="mvl",
+                                                 mapping="nearest")})
+        approaches = frozenset(a for a, _ in mvl)
+        tg = sorted({k[2:5:2] for k in by_seed(_lstm(cells), mechanism="truncated_gumbel")},
+                    key=lambda k: (k[1], k[0]))
+        return ([(f"thesis: mvl + nearest at chance in every seed, ε = {fmt_eps(e)} "
+                  f"(of the approaches {', '.join(sorted(approaches))})",
+                  lambda c, e=e: _chance_count(c, e, approaches)) for e in eps_of("mvl")]
+                + [(f"thesis: utility / strongest adversary, mvl + nearest, {a}, "
+                    f"ε = {fmt_eps(e)}",
+                    lambda c, a=a, e=e: _mvl_utility(c, a, e))
+                   for a, e in sorted(mvl, key=lambda k: (k[1], k[0]))]
+                + [(f"thesis: utility / strongest adversary, truncated Gumbel, {a}, "
+                    f"ε = {fmt_eps(e)} (Alg. 1)",
+                    lambda c, a=a, e=e: _tg_utility(c, a, e)) for a, e in tg])
     if grid == "tem":
         return [(f"tem − mvl utility, ε = {fmt_eps(e)} (TEM paper: tem ahead at ε = 2)",
                  lambda c, e=e: _tem_gap(c, e)) for e in eps_of("tem")]

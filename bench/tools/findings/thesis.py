@@ -136,8 +136,9 @@ def _claim_truncated_gumbel(cells: list[dict], tg: dict[tuple, dict[int, CellMet
                 parts.append(f"{sens} {summary(b, utility)} → "
                              f"{summary(a, utility)} "
                              f"(Δ {fmt_delta(paired(a, b, utility))})")
-        lines.append(f"- **truncated_gumbel, utility at ε = {fmt_eps(tg_eps[0])} → "
-                     f"{fmt_eps(tg_eps[-1])}**: " + "; ".join(parts) + ".")
+        if parts:  # an approach run at both budgets (thesis_100d: one budget each)
+            lines.append(f"- **truncated_gumbel, utility at ε = {fmt_eps(tg_eps[0])} → "
+                         f"{fmt_eps(tg_eps[-1])}**: " + "; ".join(parts) + ".")
     return lines
 
 
