@@ -152,6 +152,22 @@ def parse_versions(text: str | None) -> dict[str, str]:
     return dict(part.split("=", 1) for part in text.split(","))
 
 
+_LAST: dict[str, tuple[str, Any]] = {}
+"""The last value per slot of :func:`last_for_texts` (per process)."""
+
+
+def last_for_texts(slot: str, texts: list[str], compute: Callable[[list[str]], Any]) -> Any:
+    """``compute(texts)``, the last value of each ``slot`` kept for the process: a cell's test
+    originals are the same in every cell of a dataset and seed, and two measures may read the
+    same privatized documents, so a measure that encodes texts with a model reuses the last
+    encoding of the same texts (keyed by their sha256) instead of encoding them again."""
+    key = hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
+    kept = _LAST.get(slot)
+    if kept is None or kept[0] != key:
+        kept = _LAST[slot] = (key, compute(texts))
+    return kept[1]
+
+
 def measure_seed(cell_seed: int, name: str) -> list[int]:
     """The seed of a measure's own random stream: the cell's seed and a number derived from
     the measure's name (so two measures never share a stream, and adding one moves no other)."""

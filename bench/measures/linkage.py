@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -35,6 +34,7 @@ from bench.measures.base import (
     Measure,
     MeasureInput,
     bootstrap_ci,
+    last_for_texts,
     measure_seed,
 )
 
@@ -42,8 +42,6 @@ MAX_LENGTH = 128
 """Word pieces of a document MiniLM reads (all-MiniLM-L6-v2 was trained on 128)."""
 BATCH = 32
 """Documents per MiniLM batch."""
-_EMBEDDINGS: dict[str, tuple[str, np.ndarray]] = {}
-"""The last MiniLM embeddings per slot (:func:`cached_embeddings`; per process)."""
 
 
 def _harmonic(n: np.ndarray) -> np.ndarray:
@@ -140,11 +138,7 @@ def cached_embeddings(texts: list[str], slot: str) -> np.ndarray:
     the test originals (``"original"``) are the same in every cell of a dataset and seed, and
     ``linkage_minilm`` and ``similarity_minilm`` embed the same privatized test documents
     (``"privatized"``) of a cell."""
-    key = hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
-    kept = _EMBEDDINGS.get(slot)
-    if kept is None or kept[0] != key:
-        kept = _EMBEDDINGS[slot] = (key, minilm_embed(texts))
-    return kept[1]
+    return last_for_texts("minilm:" + slot, texts, minilm_embed)
 
 
 def compute_minilm(ctx: MeasureInput) -> dict[str, Any]:

@@ -29,12 +29,17 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
 
-from bench.measures.base import Measure, MeasureInput, bootstrap_ci, measure_seed
+from bench.measures.base import (
+    Measure,
+    MeasureInput,
+    bootstrap_ci,
+    last_for_texts,
+    measure_seed,
+)
 from bench.measures.linkage import skip_text, texts
 
 MAX_DOCS = 100
@@ -44,9 +49,6 @@ MAX_TOKENS = 64
 """Word pieces read of each document."""
 BATCH = 16
 """Documents per forward pass."""
-_ORIGINALS: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
-"""The originals' NLLs of the last test split per model (the same in every cell of a dataset
-and seed)."""
 
 
 def token_nll(lm: Any, docs: list[str], max_tokens: int = MAX_TOKENS
@@ -92,11 +94,7 @@ def perplexity_scores(nll_p: np.ndarray, n_p: np.ndarray, nll_o: np.ndarray, n_o
 
 
 def _original_nll(lm: Any, originals: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    key = hashlib.sha256("\0".join(originals).encode("utf-8")).hexdigest()
-    kept = _ORIGINALS.get(lm.name)
-    if kept is None or kept[0] != key:
-        kept = _ORIGINALS[lm.name] = (key, *token_nll(lm, originals))
-    return kept[1], kept[2]
+    return last_for_texts("nll:" + lm.name, originals, lambda t: token_nll(lm, t))
 
 
 def compute(ctx: MeasureInput) -> dict[str, Any]:

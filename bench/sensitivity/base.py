@@ -153,7 +153,9 @@ _STATS_CACHE: dict[tuple[str, tuple[int, ...]], dict[str, Any]] = {}
 _STATS_CACHE_SIZE = 8
 
 
-def _min_distance_cached(x: np.ndarray) -> dict[str, Any]:
+def min_distance_cached(x: np.ndarray) -> dict[str, Any]:
+    """:func:`min_pairwise_distance` of ``x``, the last few kept per process by content hash
+    (the sensitivity approaches of a grid, and the findings, read the same fitted arrays)."""
     key = (hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest(), x.shape)
     hit = _STATS_CACHE.get(key)
     if hit is None:
@@ -357,7 +359,7 @@ class SensitivityApproach:
 
     def _estimated_by_min_distance(self, data: np.ndarray, numerator: float, what: str) -> None:
         """bound = numerator / min distance over the fitted vectors (Eq. 4.2, 4.6, Sec. 4.5.3)."""
-        md = _min_distance_cached(data)
+        md = min_distance_cached(data)
         self._stats.update(
             {
                 "min_distance": md["min_distance"],

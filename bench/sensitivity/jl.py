@@ -15,10 +15,10 @@ from bench.sensitivity.base import (
     SensitivityApproach,
     _ball_project,
     _check_open_unit,
-    _min_distance_cached,
     _min_norm_stats,
     _unit_normalize,
     logger,
+    min_distance_cached,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ class JohnsonLindenstrauss(SensitivityApproach):
         if p["normalize"] == "clip" or norms["min_norm"] >= 1.0:
             self._bound = 1.0 + beta
         else:
-            md = _min_distance_cached(data)
+            md = min_distance_cached(data)
             lip = min(2.0 / md["min_distance"], 1.0 / norms["min_norm"] if norms["min_norm"] > 0
                       else math.inf)
             self._stats["min_distance"] = md["min_distance"]

@@ -38,7 +38,7 @@ def tg_thresholds(vocab_size: int = 50_000, embedding: str = "glove-6b-50d"
 
     from bench.embeddings import load_embedding
     from bench.sensitivity import SENSITIVITY as APPROACHES
-    from bench.sensitivity.base import _min_distance_cached
+    from bench.sensitivity.base import min_distance_cached
 
     emb = load_embedding(embedding, vocab_size)
     out = []
@@ -50,7 +50,7 @@ def tg_thresholds(vocab_size: int = 50_000, embedding: str = "glove-6b-50d"
             approach.fit(emb.vectors)
             # memoised by content: a fit that measured the same vectors, or an approach whose
             # transform leaves them as they are (clip_observed_range), is not measured twice
-            st = _min_distance_cached(approach.transform(emb.vectors))
+            st = min_distance_cached(approach.transform(emb.vectors))
             dmin = 0.0 if st["n_duplicate_rows"] else float(st["min_distance"])
             eps = (2 * (1 + math.log(vocab_size)) + 3) / dmin if dmin > 0 else math.inf
             out.append((name, dmin, eps))
