@@ -47,6 +47,8 @@ from bench.measures.base import (
 )
 
 MEASURES.register_lazy("reconstruction", "bench.measures.reconstruction:RECONSTRUCTION")
+MEASURES.register_lazy("reconstruction_lm",
+                       "bench.measures.reconstruction_lm:RECONSTRUCTION_LM")
 MEASURES.register_lazy("s_w", "bench.measures.substitutes:S_W")
 MEASURES.register_lazy("linkage", "bench.measures.linkage:LINKAGE")
 MEASURES.register_lazy("linkage_minilm", "bench.measures.linkage:LINKAGE_MINILM")

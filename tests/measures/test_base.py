@@ -32,7 +32,7 @@ def _grid(tmp_path, extra=""):
 
 def test_every_builtin_measure_is_registered():
     assert sorted(MEASURES.names()) == ["linkage", "linkage_minilm", "mia_low_fpr", "mia_rmia",
-                                        "perplexity_smollm2", "reconstruction",
+                                        "perplexity_smollm2", "reconstruction", "reconstruction_lm",
                                         "reference_utility", "s_w", "similarity_minilm"]
     for name in MEASURES.names():
         assert measure(name).name == name

@@ -34,33 +34,6 @@ def test_scores_from_nlls_anchor_the_unchanged_text_at_one():
         perplexity_scores(nll[:1], n[:1], nll[:1], n[:1])
 
 
-@pytest.fixture(scope="module")
-def lm(tmp_path_factory):
-    """The shipped SmolLM2, converted into a fresh cache folder (the conversion is tested).
-
-    The folder is the test session's, not the fixture's: pytest-xdist tears module fixtures
-    down between the batches it hands a worker, and a second setup then reads the converted
-    copy instead of converting again (about 35 s)."""
-    import os
-
-    from bench import lm as lm_mod
-
-    old = os.environ.get(lm_mod.CACHE_ENV)
-    cache = os.environ.get("BENCH_TEST_LM_CACHE")  # a session's converted copy, if kept
-    if not cache:
-        folder = tmp_path_factory.getbasetemp() / "lm-cache"
-        folder.mkdir(exist_ok=True)
-        cache = str(folder)
-    os.environ[lm_mod.CACHE_ENV] = cache
-    try:
-        yield lm_mod.load_causal_lm()
-    finally:
-        if old is None:
-            os.environ.pop(lm_mod.CACHE_ENV, None)
-        else:
-            os.environ[lm_mod.CACHE_ENV] = old
-
-
 def test_the_shipped_model_loads_offline_and_is_cached(lm):
     from bench.lm import DEFAULT_NAME, cache_root, load_causal_lm
 

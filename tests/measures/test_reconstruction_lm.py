@@ -1,0 +1,131 @@
+"""``reconstruction_lm`` (the attacker with a language-model prior, bench.measures.
+reconstruction_lm): where the channel leaves a word ambiguous and the context fixes it, the LM
+prior beats the unigram attacker; on a channel that carries nothing it falls to chance; in a
+grid the record lands beside ``reconstruction`` and is never below the unigram attacker."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from bench.measures.reconstruction_lm import lm_guesses, strongest, unigram_candidates
+from bench.mechanisms.channels import DenseChannel
+from bench.run.runner import run_grid
+
+PROSE = [
+    "the prime minister said on tuesday that the economy grew faster than expected last year",
+    "the film is a warm and funny story about a family that learns to live together again",
+    "shares in the company fell sharply after it warned that profits would be lower this year",
+    "the team won the match in the final minute with a goal from their young striker",
+    "the bank raised interest rates for the third time this year to slow rising prices",
+    "the singer released her new album on friday and will tour europe in the summer",
+]
+
+
+def _setup(channel_of, seed=0):
+    """The prose's vocabulary, a channel over it (``channel_of(n, rng)``: an (n, n) matrix
+    P[w, o]), privatized documents drawn from it and the unigram candidates under a uniform
+    prior."""
+    rng = np.random.default_rng(seed)
+    docs = [s.split() for s in PROSE]
+    words = np.array(sorted({w for d in docs for w in d}), dtype=object)
+    w2i = {w: i for i, w in enumerate(words)}
+    n = len(words)
+    P = channel_of(n, rng)
+    ch = DenseChannel(np.arange(n), P)
+    orig = [np.array([w2i[w] for w in d]) for d in docs]
+    outp = [np.array([rng.choice(n, p=P[w]) for w in d]) for d in orig]
+    uniq, inv = np.unique(np.concatenate(outp), return_inverse=True)
+    ids, ll = unigram_candidates(ch, np.full(n, 1.0 / n), uniq)
+    bounds = np.cumsum([0] + [len(d) for d in outp])
+    index = [inv[bounds[i]:bounds[i + 1]] for i in range(len(outp))]
+    return words, orig, outp, ids, ll, index
+
+
+def _pairs(n, rng):
+    """Each word is published as itself or as its partner, with probability 1/2 each: the
+    channel cannot tell the two apart, the sentence can."""
+    perm = rng.permutation(n)
+    P = np.zeros((n, n))
+    for a, b in zip(perm[0::2], perm[1::2], strict=False):
+        P[a, [a, b]] = P[b, [a, b]] = 0.5
+    if n % 2:
+        P[perm[-1], perm[-1]] = 1.0
+    return P
+
+
+def test_unigram_candidates_are_the_map_order_with_their_likelihoods():
+    from bench.measures.reconstruction import map_guesses
+
+    rng = np.random.default_rng(3)
+    P = rng.random((30, 30)) ** 4
+    P /= P.sum(axis=1, keepdims=True)
+    prior = 1.0 / (np.arange(30) + 1.0)
+    prior /= prior.sum()
+    ch = DenseChannel(np.arange(30), P)
+    outs = rng.integers(0, 30, 12)
+    ids, ll = unigram_candidates(ch, prior, outs, k=8)
+    assert np.array_equal(ids[:, :5], map_guesses(ch, prior, outs))
+    assert np.allclose(ll, np.log(P[ids, outs[:, None]]))
+
+
+def test_context_resolves_what_the_channel_leaves_ambiguous(lm):
+    words, orig, outp, ids, ll, index = _setup(_pairs)
+    g = np.concatenate(lm_guesses(lm, words, outp, ids, ll, index))
+    o = np.concatenate(orig)
+    unigram = (ids[np.concatenate(index), 0] == o).mean()
+    with_lm = (g[:, 0] == o).mean()
+    assert 0.35 < unigram < 0.75                 # a coin flip per ambiguous word
+    assert with_lm > unigram + 0.15, (with_lm, unigram)
+
+
+def test_a_channel_without_information_leaves_the_lm_at_chance(lm):
+    words, orig, outp, ids, ll, index = _setup(lambda n, rng: np.full((n, n), 1.0 / n))
+    g = np.concatenate(lm_guesses(lm, words, outp, ids, ll, index))
+    o = np.concatenate(orig)
+    chance = np.bincount(o).max() / len(o)       # always guessing the most frequent word
+    assert (g[:, 0] == o).mean() <= chance + 0.03
+
+
+def test_the_headline_is_never_below_the_unigram_attacker():
+    def r(x):
+        return {"rate": x, "ci": [x, x]}
+
+    rates = {"lm_top1": r(0.3), "lm_top5": r(0.5), "map_top1": r(0.4), "map_top5": r(0.5),
+             "unchanged": r(0.2), "prior_top1": r(0.05), "prior_top5": r(0.1)}
+    assert strongest(rates, 1)["attack"] == "map"
+    assert strongest(rates, 5) == {"rate": 0.5, "ci": [0.5, 0.5], "attack": "lm"}  # ties: lm
+
+
+GRID = """
+name: lmprior
+axes:
+  dataset: [{name: bbc, subsample: 80, max_tokens: 30}]
+  model: [bow]
+  mechanism: [{name: tem, beta: 0.001}, no_information]
+  epsilon: [6]
+  seed: [0]
+settings:
+  vocab_size: 3000
+  metrics: [utility]
+  measures: [reconstruction, reconstruction_lm]
+"""
+
+
+def test_in_a_grid_the_record_sits_beside_reconstruction(lm, tmp_path):
+    (tmp_path / "g.yaml").write_text(GRID)
+    assert run_grid(tmp_path / "g.yaml", results=tmp_path / "r",
+                    mlflow=False).count("done") == 3
+    got = {}
+    for f in (tmp_path / "r").glob("cells/*/metrics.json"):
+        m = json.loads(f.read_text())
+        got[m["cell"].split("mech=")[1].split(",")[0]] = m.get("measures", {})
+    assert "reconstruction_lm" not in got["none"]  # the baseline's text is the original
+    tem, nothing = got["tem"]["reconstruction_lm"], got["no_information"]["reconstruction_lm"]
+    for rec in (tem, nothing):
+        assert rec["top1"]["rate"] >= rec["map_top1"]["rate"]
+        assert rec["top1"]["rate"] >= rec["chance_top1"]
+        assert rec["model"] == "smollm2-135m-instruct-q4_1" and rec["n_tokens"] > 150
+    assert tem["map_top1"]["rate"] > nothing["top1"]["rate"] + 0.2   # tem at ε = 6 leaks
+    assert nothing["lm_top1"]["rate"] <= nothing["chance_top1"] + 0.05
