@@ -115,6 +115,6 @@ class VickreyMapping(Mapping):
         return np.where(second, ids[:, 1], ids[:, 0])
 
 
-NATURAL_MAPPING = {"additive": "nearest", "selection": "none"}
+NATURAL_MAPPING = {"additive": "nearest", "selection": "none", "document": "none"}
 """Each mechanism kind's text-output mapping: what an omitted grid ``mapping`` axis and
 ``Privatizer.build(mapping=None)`` use."""

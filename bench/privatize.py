@@ -34,6 +34,7 @@ from bench.embeddings import (
     detokenize,
     load_embedding,
     oov_leaks,
+    tokenize,
 )
 from bench.errors import InputError
 from bench.guarantee import Guarantee
@@ -52,6 +53,10 @@ class InvalidCombination(InputError, ValueError):
 
 def check_combination(mechanism: Mechanism, mapping: Mapping) -> None:
     """Refuse the combinations listed in the module docstring, with the reason."""
+    if mechanism.kind == "document" and mapping.name != "none":
+        raise InvalidCombination(
+            f"mechanism {mechanism.name!r} writes whole documents (a paraphrase); there are no "
+            f"vectors to map: use mapping 'none' (got {mapping.name!r})")
     if mechanism.kind == "selection" and mapping.name != "none":
         raise InvalidCombination(
             f"mechanism {mechanism.name!r} selects output words itself; mapping "
@@ -244,6 +249,11 @@ class Privatizer:
         lengths = np.array([len(d) for d in docs], dtype=np.int64)
         flat = [t for d in docs for t in d]
         ids, oov_mask = self.embedding.encode(flat, self.oov)
+        if self.mechanism.kind == "document":  # a paraphrase: text in, text out
+            out = self.mechanism.paraphrase([detokenize(d) for d in docs])
+            tokens = [tokenize(t) for t in out]
+            return PrivatizedCorpus(tokens, None, len(flat), int(oov_mask.sum()), None,
+                                    time.perf_counter() - t0, self.guarantee(), False)
         if getattr(self.mechanism, "passes_input", False):  # the identity known answer
             return PrivatizedCorpus([list(d) for d in docs], None, len(flat),
                                     int(oov_mask.sum()), len(flat),

@@ -51,7 +51,18 @@ def test_clopper_pearson_bounds():
     assert float(cp_upper(0, 1000, 0.05)) == pytest.approx(1 - 0.05 ** (1 / 1000))
 
 
-@pytest.mark.parametrize("name", MECHANISMS.names(), ids=str)
+WORD_LEVEL = [n for n in MECHANISMS.names() if MECHANISMS.get(n).kind != "document"]
+"""The mechanisms the audit can check word by word (``dp_prompt`` writes documents)."""
+
+
+def test_a_document_level_mechanism_is_refused_with_the_reason():
+    from bench.errors import InputError
+
+    with pytest.raises(InputError, match="writes whole documents.*test_dp_prompt.py"):
+        run_audit("dp_prompt", 10.0)
+
+
+@pytest.mark.parametrize("name", WORD_LEVEL, ids=str)
 def test_every_registered_mechanism_passes(glove, name):
     eps, params, sens = CONFIG.get(name, (1.0, {}, "none"))
     report = run_audit(name, eps, params=params, sensitivity=sens, embedding=glove, seed=1,

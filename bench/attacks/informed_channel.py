@@ -77,7 +77,8 @@ CACHES = ("computed", "privatizer", "memory", "disk")
 
 def outputs_text(privatizer: Any) -> bool:
     """Whether ``privatizer`` outputs words (a selection mechanism, or a word mapping)."""
-    return privatizer.mechanism.kind == "selection" or privatizer.mapping.outputs_text
+    return privatizer.mechanism.kind in ("selection", "document") or \
+        privatizer.mapping.outputs_text
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,12 +123,17 @@ def supports(mechanism_kind: str | None, output: str) -> str | None:
                 f"{output} (no words to read: use mapping 'nearest' or 'vickrey')")
     if mechanism_kind in (None, "identity", "none", "baseline", "selection", "additive"):
         return None
+    if mechanism_kind == "document":
+        return ("the informed adversary inverts a per-token channel; a document-level "
+                "mechanism (a paraphrase) has none")
     from bench.mechanisms import MECHANISMS
 
     try:
         kind = MECHANISMS.get(mechanism_kind).kind
     except Exception as e:  # unknown name: say so
         return f"the informed adversary: unknown mechanism {mechanism_kind!r} ({e})"
+    if kind == "document":
+        return supports("document", output)
     return None if kind in ("selection", "additive") else (
         f"the informed adversary: mechanism {mechanism_kind!r} of unknown kind {kind!r}")
 

@@ -20,6 +20,8 @@ from bench.audit.events import Candidate, cp_lower, cp_upper, discrete_events, t
 from bench.audit.records import AuditReport, AuditRow, write_audit_status
 from bench.defaults import DEFAULT_EMBEDDING
 from bench.embeddings import Embedding, load_embedding
+from bench.errors import InputError
+from bench.mechanisms import MECHANISMS
 from bench.privatize import Privatizer
 
 logger = logging.getLogger(__name__)
@@ -167,6 +169,14 @@ def run_audit(
         An :class:`AuditReport`; ``report.violations`` lists the rows exceeding the claim.
     """
     check_settings(pairs=pairs, draws=draws, confidence=confidence)
+    kind = (privatizer.mechanism.kind if privatizer is not None
+            else MECHANISMS.get(mechanism).kind)
+    if kind == "document":
+        raise InputError(
+            f"bench audit checks the output distribution of single words; {mechanism!r} writes "
+            f"whole documents (a paraphrase), whose distribution over texts cannot be "
+            f"estimated by sampling. Its per-token sampler (clipped softmax, ε-LDP per token) "
+            f"is checked against its exact distribution in tests/mechanisms/test_dp_prompt.py")
     t0 = time.perf_counter()
     p = privatizer or audit_privatizer(mechanism, epsilon, params=params, sensitivity=sensitivity,
                                        sensitivity_params=sensitivity_params,

@@ -77,6 +77,12 @@ class Cell:
         return self.rewriter != "none"
 
     @property
+    def word_for_word(self) -> bool:
+        """Whether each output word stands for one input word (every mechanism but a
+        document-level one, which writes a paraphrase: ``dp_prompt``)."""
+        return self.is_baseline or mechanism_kind(self.mechanism) != "document"
+
+    @property
     def output(self) -> str:
         """What the privatization hands the model: ``"text"`` or ``"vectors"``."""
         if self.is_baseline or self.mapping != "none" or self.has_rewriter:

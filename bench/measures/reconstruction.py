@@ -121,6 +121,8 @@ def _skip(cell: Any) -> str | None:
         return "the baseline's text is the original (every word reconstructed)"
     if cell.has_rewriter:
         return "a rewriter's output is not word for word: no per-token channel"
+    if not cell.word_for_word:
+        return "a paraphrase is not word for word: no per-token channel"
     if cell.output != "text":
         return "the mechanism outputs vectors, not words"
     return None

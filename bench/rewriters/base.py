@@ -140,12 +140,14 @@ INFORMED = "informed"
 """The adversary that reads mechanism outputs through the mechanism's posterior."""
 
 
-def rewritten_adversaries(names: list[str], left_out: list[tuple[str, str]]
+def rewritten_adversaries(names: list[str], left_out: list[tuple[str, str]],
+                          whose: str = "a rewriter's"
                           ) -> tuple[list[str], list[tuple[str, str]]]:
-    """The adversaries of a rewriter cell: those that declare they need the privatizer
-    (``informed``: :func:`bench.attacks.adversary.adversary_needs`) are left out, since they
-    read each token as the mechanism's output, and a rewriter's word is not one (it depends on
-    the whole privatized document and on the rewriter's training)."""
+    """The adversaries of a rewriter cell (or of a document-level mechanism's, ``whose``
+    names it): those that declare they need the privatizer (``informed``:
+    :func:`bench.attacks.adversary.adversary_needs`) are left out, since they read each token
+    as the mechanism's output, and a rewriter's word is not one (it depends on the whole
+    privatized document and on the rewriter's training), nor a paraphrase's."""
     from bench.attacks.adversary import adversary_needs
 
     needy = [n for n in names if "privatizer" in adversary_needs(n)]
@@ -153,4 +155,4 @@ def rewritten_adversaries(names: list[str], left_out: list[tuple[str, str]]
         return names, left_out
     return ([n for n in names if n not in needy],
             [*left_out, *((n, f"adversary {n!r} reads the mechanism's output words; "
-                              "a rewriter's text is not one") for n in needy)])
+                              f"{whose} text is not one") for n in needy)])

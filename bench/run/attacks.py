@@ -164,10 +164,12 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
     names, left_out = resolve_adversaries(cell.settings.get("adversaries"), cell.model,
                                           cell.output, decode)
     decoded: list = []  # the splits decoded to words, on first need
-    if cell.has_rewriter:
+    if cell.has_rewriter or not cell.word_for_word:
         from bench.rewriters.base import rewritten_adversaries
 
-        names, left_out = rewritten_adversaries(names, left_out)
+        names, left_out = rewritten_adversaries(names, left_out,
+                                                "a rewriter's" if cell.has_rewriter
+                                                else "a paraphrase's")
     attack_privatizer: list = []  # built on first need, shared by every task and adversary
     store = ChannelStore(layout.channels_dir(results)) if results is not None else None
     out: dict[str, Any] = {}

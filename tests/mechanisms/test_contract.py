@@ -12,7 +12,7 @@ from bench.registry import ParameterError
 @pytest.mark.parametrize("name", MECHANISMS.names())
 def test_registered_with_metadata_and_citation(name):
     cls = MECHANISMS.get(name)
-    assert cls.description and cls.kind in ("additive", "selection")
+    assert cls.description and cls.kind in ("additive", "selection", "document")
     # "none" only for the known answer whose output is its input (bench.mechanisms.known)
     assert cls.guarantee_kind in ("pure", "approx", "metric") or (
         cls.guarantee_kind == "none" and getattr(cls, "known_answer", "") == "privacy")
