@@ -34,7 +34,6 @@ from bench.embeddings import (
     detokenize,
     load_embedding,
     oov_leaks,
-    tokenize,
 )
 from bench.errors import InputError
 from bench.guarantee import Guarantee
@@ -249,9 +248,8 @@ class Privatizer:
         lengths = np.array([len(d) for d in docs], dtype=np.int64)
         flat = [t for d in docs for t in d]
         ids, oov_mask = self.embedding.encode(flat, self.oov)
-        if self.mechanism.kind == "document":  # a paraphrase: text in, text out
-            out = self.mechanism.paraphrase([detokenize(d) for d in docs])
-            tokens = [tokenize(t) for t in out]
+        if self.mechanism.kind == "document":  # rewrites whole documents (dp_prompt, dp_mlm)
+            tokens = self.mechanism.privatize_documents([list(d) for d in docs])
             return PrivatizedCorpus(tokens, None, len(flat), int(oov_mask.sum()), None,
                                     time.perf_counter() - t0, self.guarantee(), False)
         if getattr(self.mechanism, "passes_input", False):  # the identity known answer

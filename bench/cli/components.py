@@ -34,11 +34,11 @@ def cmd_ls(args) -> str:
 
         rows = [("name", "kind", "output", "guarantee", "description")]
         for name, cls in MECHANISMS.items():
-            out = {"additive": "vectors (+ mapping)", "document": "text (a paraphrase)"}.get(
-                cls.kind, "words")
+            out = getattr(cls, "output_text", None) or (
+                "vectors (+ mapping)" if cls.kind == "additive" else "words")
             g = {"metric": "eps*d metric DP", "pure": "eps-DP", "approx": "(eps,delta)-DP"}
-            if cls.kind == "document":
-                g = {"pure": "eps-LDP per generated token"}
+            if getattr(cls, "guarantee_text", None):
+                g = {cls.guarantee_kind: cls.guarantee_text}
             rows.append((name, cls.kind, out, g.get(cls.guarantee_kind, cls.guarantee_kind),
                          cls.description + MECHANISMS.origin_note(name)))
         return table(rows) + MECHANISMS.broken_note()

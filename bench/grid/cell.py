@@ -78,8 +78,9 @@ class Cell:
 
     @property
     def word_for_word(self) -> bool:
-        """Whether each output word stands for one input word (every mechanism but a
-        document-level one, which writes a paraphrase: ``dp_prompt``)."""
+        """Whether each output word is drawn for one input word alone (every mechanism but a
+        document-level one: ``dp_prompt`` writes a paraphrase, ``dp_mlm`` draws each word from
+        its context), so that a per-word channel P(o | w) exists."""
         return self.is_baseline or mechanism_kind(self.mechanism) != "document"
 
     @property

@@ -122,7 +122,8 @@ def _skip(cell: Any) -> str | None:
     if cell.has_rewriter:
         return "a rewriter's output is not word for word: no per-token channel"
     if not cell.word_for_word:
-        return "a paraphrase is not word for word: no per-token channel"
+        return ("a document-level mechanism (a paraphrase, or words drawn in context) has no "
+                "per-word channel")
     if cell.output != "text":
         return "the mechanism outputs vectors, not words"
     return None

@@ -57,7 +57,8 @@ def _skip(cell: Any) -> str | None:
     if cell.is_baseline:
         return "the baseline outputs every word unchanged (S_w = 1)"
     if not cell.word_for_word:
-        return "S_w counts the outputs of each input word; a paraphrase is not word for word"
+        return ("S_w counts the outputs of each input word; a document-level mechanism (a "
+                "paraphrase, or words drawn in context) has no per-word output")
     if cell.output != "text" or cell.has_rewriter:
         return "S_w counts the words a mechanism outputs; this cell's mechanism outputs vectors"
     return None

@@ -2,7 +2,8 @@
 (``mvl``, ``laplace``, ``gaussian``, ``trlaplace``, ``tem``, ``truncated_gumbel``,
 ``mahalanobis``, ``santext``, ``custext``, ``privemb``, ``diffractor``; the known answers
 ``identity``, ``no_information`` and ``constant`` of :mod:`bench.mechanisms.known`; the
-document-level ``dp_prompt``, a paraphrase by a local causal LM);
+document-level ``dp_prompt``, a paraphrase by a local causal LM, and ``dp_mlm``, words
+rewritten by a masked LM in context);
 :mod:`bench.mechanisms.base` holds the base classes and shared samplers,
 :mod:`bench.mechanisms.clipped` the clipping shared by Huang et al.'s three,
 :mod:`bench.mechanisms.departures` their public code's departures from the paper (options
@@ -18,6 +19,7 @@ from __future__ import annotations
 from bench.mechanisms import (  # noqa: F401  (each module registers its mechanism)
     custext,
     diffractor,
+    dp_mlm,
     dp_prompt,
     gaussian,
     known,

@@ -85,6 +85,14 @@ def prompt_ids(tok: Any, document: str, start: int) -> list[int]:
     return [start] + tok(text, add_special_tokens=False)["input_ids"]
 
 
+def draw_rows(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per row of ``p`` (``(n, |V|)``, rows summing to anything > 0), by inverse CDF
+    with one uniform per row from ``rng``: the draws :func:`draw` makes row by row."""
+    c = np.cumsum(p, axis=1)
+    r = rng.random(len(p)) * c[:, -1]
+    return np.minimum((c <= r[:, None]).sum(axis=1), p.shape[1] - 1)
+
+
 @MECHANISMS.register()
 class DPPrompt(Mechanism):
     """DP-Prompt (Utpala et al. 2023): zero-shot paraphrasing by a local causal LM with
@@ -98,6 +106,10 @@ class DPPrompt(Mechanism):
                    "max_new_tokens * eps per document)")
     guarantee_kind = "pure"
     version = "1"
+    output_text = "text (a paraphrase)"
+    """What ``bench ls mechanisms`` says it outputs."""
+    guarantee_text = "eps-LDP per generated token"
+    """How ``bench ls mechanisms`` states its guarantee."""
 
     def __init__(self, *, epsilon: float, model: str | None = None, clip_min: float = 2.0,
                  clip_max: float = 33.0, max_new_tokens: int = 64, rng: Any = None) -> None:
@@ -133,6 +145,13 @@ class DPPrompt(Mechanism):
         is the whole paraphrase's (sequential composition)."""
         return Guarantee("pure", self.epsilon, multiplier=float(self.max_new_tokens),
                          metric="", reason="")
+
+    def privatize_documents(self, docs: list[list[str]]) -> list[list[str]]:
+        """Token lists in, token lists out: each document detokenized, paraphrased and
+        tokenized as the datasets are (:func:`bench.embeddings.tokenize`)."""
+        from bench.embeddings import detokenize, tokenize
+
+        return [tokenize(t) for t in self.paraphrase([detokenize(d) for d in docs])]
 
     def paraphrase(self, documents: list[str]) -> list[str]:
         """The DP paraphrase of each document (text in, text out; one forward pass per

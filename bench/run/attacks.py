@@ -169,7 +169,7 @@ def attack_privacy(cell: Cell, ds, splits: tuple[list, list, list],
 
         names, left_out = rewritten_adversaries(names, left_out,
                                                 "a rewriter's" if cell.has_rewriter
-                                                else "a paraphrase's")
+                                                else "a document-level mechanism's")
     attack_privatizer: list = []  # built on first need, shared by every task and adversary
     store = ChannelStore(layout.channels_dir(results)) if results is not None else None
     out: dict[str, Any] = {}
