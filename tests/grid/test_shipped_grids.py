@@ -61,7 +61,7 @@ def test_shipped_grid_counts():
     assert counts["thesis_100d"] == (36, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (75, 261)
-    assert counts["tem"] == (55, 55)
+    assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
 
 
