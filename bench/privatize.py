@@ -83,6 +83,9 @@ class PrivatizedCorpus:
     seconds: float
     guarantee: Guarantee | None = None
     oov_leaks: bool = False
+    n_docs: int | None = None
+    """Documents rewritten, set by document-level mechanisms only (their cost is per document:
+    :meth:`stats` adds ``seconds_per_document``)."""
 
     @property
     def n_w(self) -> float | None:
@@ -102,7 +105,9 @@ class PrivatizedCorpus:
         return {"n_tokens": self.n_tokens, "n_oov": self.n_oov, "n_w": self.n_w,
                 "seconds": self.seconds,
                 "tokens_per_second": self.n_tokens / self.seconds if self.seconds else None,
-                "oov_leaks": self.oov_leaks}
+                "oov_leaks": self.oov_leaks} | (
+                    {"seconds_per_document": self.seconds / self.n_docs}
+                    if self.n_docs else {})
 
 
 def check_token_lists(docs: Any) -> None:
@@ -251,7 +256,8 @@ class Privatizer:
         if self.mechanism.kind == "document":  # rewrites whole documents (dp_prompt, dp_mlm)
             tokens = self.mechanism.privatize_documents([list(d) for d in docs])
             return PrivatizedCorpus(tokens, None, len(flat), int(oov_mask.sum()), None,
-                                    time.perf_counter() - t0, self.guarantee(), False)
+                                    time.perf_counter() - t0, self.guarantee(), False,
+                                    n_docs=len(docs))
         if getattr(self.mechanism, "passes_input", False):  # the identity known answer
             return PrivatizedCorpus([list(d) for d in docs], None, len(flat),
                                     int(oov_mask.sum()), len(flat),

@@ -125,7 +125,7 @@ def supports(mechanism_kind: str | None, output: str) -> str | None:
         return None
     if mechanism_kind == "document":
         return ("the informed adversary inverts a per-token channel; a document-level "
-                "mechanism (a paraphrase) has none")
+                "mechanism (a paraphrase, or words drawn in context) has none")
     from bench.mechanisms import MECHANISMS
 
     try:

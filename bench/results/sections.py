@@ -349,6 +349,9 @@ class Privatization(Section):
     seconds: float | None = None
     privatize_seconds: float | None = None
     tokens_per_second: float | None = None
+    seconds_per_document: float | None = None
+    """A document-level mechanism's cost per document (``dp_prompt``, ``dp_mlm``; absent
+    for the word-level ones)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -114,6 +114,7 @@ def test_in_a_grid_the_per_token_measures_and_the_informed_adversary_say_why_not
     m = json.loads(next((tmp_path / "r").glob("cells/*/metrics.json")).read_text())
     assert m["guarantee"]["multiplier"] == 6.0 and m["guarantee"]["kind"] == "pure"
     assert set(m["measures"]) == {"linkage"}     # a text measure runs; the per-token ones not
+    assert m["privatization"]["seconds_per_document"] > 0     # its cost, per document
     cell = load_grid(tmp_path / "g.yaml").cells[0]
     for name in ("reconstruction", "s_w"):
         assert "document-level mechanism" in measure(name).skip(cell)
