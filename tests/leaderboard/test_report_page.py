@@ -157,21 +157,22 @@ def test_committed_page_renders_in_chromium(dump_dom) -> None:
 
 
 def test_board_without_private_attribute_lists_its_values_in_chromium(dump_dom) -> None:
-    """The tem reference measures membership inference only: its configurations are on one
-    board without a private attribute, unranked, each ε with its utility, N_w and MIA AUC."""
+    """The tem reference measures membership inference only: its configurations (mvl and tem
+    at five ε, the known answers at one each) are on one board without a private attribute,
+    unranked, each ε with its utility, N_w and MIA AUC."""
     committed = ROOT / "results" / "reference" / "tem" / "report" / "leaderboard.html"
     doc = embedded(committed.read_text(encoding="utf-8"))
     (board,) = doc["boards"]
-    assert board["private_attribute"] is None and len(board["entries"]) == 2
+    assert board["private_attribute"] is None and len(board["entries"]) == 4
     assert {e["rank_flag"] for e in doc["entries"]} == {"no private attribute"}
     dom = dump_dom(committed.resolve().as_uri())
     body = dom.split('<table id="board"', 1)[1].split("</table>", 1)[0]
-    assert body.count("(no private attribute)") == 2
-    assert body.count('<span class="vals">U 0.') == 10  # 2 entries × 5 ε
+    assert body.count("(no private attribute)") == 4
+    assert body.count('<span class="vals">U 0.') == 12  # 2 entries × 5 ε + 2 known answers
     # the baseline row heads the board (a known answer: the privacy-0 end), with its MIA too
     (base_row,) = re.findall(r'<tr class="baseline known end-privacy">(.*?)</tr>', body)
     assert '<span class="vals base">U 0.' in base_row and " · MIA 0." in base_row
-    assert body.count(" · MIA 0.") == 10 + 1
+    assert body.count(" · MIA 0.") == 12 + 1
     plots = dom.split('<div id="plots"', 1)[1].split("</div>", 1)[0]
     assert "<svg" not in plots and "without a private attribute: no privacy axis" in dom
     baselines = dom.split('<ul id="baselines"', 1)[1].split("</ul>", 1)[0]
