@@ -129,18 +129,52 @@ def _skip(cell: Any) -> str | None:
     return None
 
 
-def compute(ctx: MeasureInput) -> dict[str, Any]:
-    """The ``reconstruction`` record of a cell (see the module docstring)."""
+def attack_channel(ctx: MeasureInput) -> tuple[Any, np.ndarray, Any, np.ndarray]:
+    """``(privatizer, candidates, channel, prior)`` of the attacker: the informed adversary's
+    candidate originals and channel (from the cache; the privatizer seeded like the attack
+    privatizer) and its Zipf prior (s = 1) over their rank."""
     from bench.attacks.informed_channel import get_channel
 
-    # seeded like the attack privatizer: the informed adversary's channel, from the cache
     priv = ctx.privatizer()
-    emb = priv.embedding
-    w2i = emb.word_to_id
-    cand, kind = candidates(priv, _attribute_ids(ctx.ds, w2i))
+    cand, kind = candidates(priv, _attribute_ids(ctx.ds, priv.embedding.word_to_id))
     channel, _ = get_channel(priv, cand, sampled=kind == "sampled", store=ctx.channel_cache)
-    prior = 1.0 / (cand + 1.0)  # the informed adversary's Zipf prior (s = 1) over rank
+    prior = 1.0 / (cand + 1.0)
     prior /= prior.sum()
+    return priv, cand, channel, prior
+
+
+def scored(orig: np.ndarray, outp: np.ndarray, cand: np.ndarray
+           ) -> tuple[np.ndarray, float | None]:
+    """The tokens the attacker is scored on (original and output in the public vocabulary,
+    the original a candidate: one the attacker can name) and ``coverage``, the candidates'
+    share of the in-vocabulary tokens."""
+    known = (orig >= 0) & (outp >= 0)
+    coverage = float(np.isin(orig[known], cand).mean()) if known.any() else None
+    return known & np.isin(orig, cand), coverage
+
+
+def unigram_rates(guesses: np.ndarray, orig: np.ndarray, outp: np.ndarray, ranked: np.ndarray,
+                  doc: np.ndarray, n_docs: int, seed: Any
+                  ) -> tuple[dict[str, dict[str, Any]], dict[str, float | None]]:
+    """The rates of the MAP guesses (``guesses``: ``(n, ≥ TOP_K)``, most probable first), of
+    "the output is the original" and of the prior's best words (``ranked``: candidates most
+    probable first), with intervals over documents; and the chance levels."""
+    rates = {"map_top1": rate_with_ci(guesses[:, 0] == orig, doc, n_docs, seed),
+             f"map_top{TOP_K}": rate_with_ci((guesses[:, :TOP_K] == orig[:, None]).any(axis=1),
+                                             doc, n_docs, seed),
+             "unchanged": rate_with_ci(outp == orig, doc, n_docs, seed),
+             "prior_top1": rate_with_ci(orig == ranked[0], doc, n_docs, seed),
+             f"prior_top{TOP_K}": rate_with_ci(np.isin(orig, ranked[:TOP_K]), doc, n_docs,
+                                               seed)}
+    chance = {"chance_top1": _mean(orig == ranked[0]),
+              f"chance_top{TOP_K}": _mean(np.isin(orig, ranked[:TOP_K]))}
+    return rates, chance
+
+
+def compute(ctx: MeasureInput) -> dict[str, Any]:
+    """The ``reconstruction`` record of a cell (see the module docstring)."""
+    priv, cand, channel, prior = attack_channel(ctx)
+    w2i = priv.embedding.word_to_id
     originals, privatized = ctx.test_split()
     lengths = [len(d) for d in originals]
     if lengths != [len(d) for d in privatized]:
@@ -148,28 +182,17 @@ def compute(ctx: MeasureInput) -> dict[str, Any]:
     orig = np.fromiter((w2i.get(t.lower(), -1) for d in originals for t in d), np.int64)
     outp = np.fromiter((w2i.get(t.lower(), -1) for d in privatized for t in d), np.int64)
     doc = np.repeat(np.arange(len(originals)), lengths)
-    known = (orig >= 0) & (outp >= 0)
-    coverage = float(np.isin(orig[known], cand).mean()) if known.any() else None
-    keep = known & np.isin(orig, cand)  # the tokens the attacker can name
+    keep, coverage = scored(orig, outp, cand)
     orig, outp, doc = orig[keep], outp[keep], doc[keep]
     uniq, inv = np.unique(outp, return_inverse=True)
     guesses = map_guesses(channel, prior, uniq)[inv] if len(uniq) else np.empty((0, TOP_K),
                                                                               np.int64)
-    seed = measure_seed(ctx.cell.seed, "reconstruction")
-    ranked = cand[np.argsort(-prior, kind="stable")]
-    n_docs = len(originals)
-    rates = {"map_top1": rate_with_ci(guesses[:, 0] == orig, doc, n_docs, seed),
-             f"map_top{TOP_K}": rate_with_ci((guesses == orig[:, None]).any(axis=1), doc,
-                                             n_docs, seed),
-             "unchanged": rate_with_ci(outp == orig, doc, n_docs, seed),
-             "prior_top1": rate_with_ci(orig == ranked[0], doc, n_docs, seed),
-             f"prior_top{TOP_K}": rate_with_ci(np.isin(orig, ranked[:TOP_K]), doc, n_docs,
-                                               seed)}
+    rates, chance = unigram_rates(guesses, orig, outp, cand[np.argsort(-prior, kind="stable")],
+                                  doc, len(originals),
+                                  measure_seed(ctx.cell.seed, "reconstruction"))
     return {
         "top1": _strongest(rates, 1), f"top{TOP_K}": _strongest(rates, TOP_K),
-        **rates,
-        "chance_top1": _mean(orig == ranked[0]),
-        f"chance_top{TOP_K}": _mean(np.isin(orig, ranked[:TOP_K])),
+        **rates, **chance,
         "coverage": coverage, "n_tokens": int(len(orig)), "n_candidates": int(len(cand)),
         "channel": channel.kind}
 

@@ -46,11 +46,12 @@ import numpy as np
 from bench.measures.base import Measure, MeasureInput, measure_seed, rate_with_ci
 from bench.measures.reconstruction import (
     TOP_K,
-    _attribute_ids,
     _by_value_then_id,
     _skip,
     _strongest,
-    candidates,
+    attack_channel,
+    scored,
+    unigram_rates,
 )
 
 MAX_DOCS = 100
@@ -166,16 +167,11 @@ def lm_guesses(lm: Any, words: np.ndarray, outputs: list[np.ndarray], cand_ids: 
 
 def compute(ctx: MeasureInput) -> dict[str, Any]:
     """The ``reconstruction_lm`` record of a cell (see the module docstring)."""
-    from bench.attacks.informed_channel import get_channel
     from bench.lm import load_causal_lm
 
-    priv = ctx.privatizer()
+    priv, cand, channel, prior = attack_channel(ctx)
     emb = priv.embedding
     w2i = emb.word_to_id
-    cand, kind = candidates(priv, _attribute_ids(ctx.ds, w2i))
-    channel, _ = get_channel(priv, cand, sampled=kind == "sampled", store=ctx.channel_cache)
-    prior = 1.0 / (cand + 1.0)  # the informed adversary's Zipf prior (s = 1) over rank
-    prior /= prior.sum()
     originals, privatized = ctx.test_split()
     originals = [list(d[:MAX_WORDS]) for d in originals[:MAX_DOCS]]
     privatized = [list(d[:MAX_WORDS]) for d in privatized[:MAX_DOCS]]
@@ -192,34 +188,26 @@ def compute(ctx: MeasureInput) -> dict[str, Any]:
     bounds = np.cumsum([0] + [len(d) for d in outp])
     index = [inv[bounds[i]:bounds[i + 1]] for i in range(len(outp))]
     words = np.append(np.asarray(emb.words, dtype=object), "<unk>")  # id −1 → "<unk>"
-    guesses = lm_guesses(load_causal_lm(), words, outp, cand_ids, cand_ll, index)
+    lm = load_causal_lm()
+    guesses = lm_guesses(lm, words, outp, cand_ids, cand_ll, index)
     o, p = np.concatenate(orig + [np.zeros(0, np.int64)]), np.concatenate(outp + [np.zeros(0,
                                                                                    np.int64)])
     g = np.concatenate(guesses + [np.zeros((0, TOP_K), np.int64)])
     m = cand_ids[np.concatenate(index + [np.zeros(0, np.int64)])]
     doc = np.repeat(np.arange(len(outp)), [len(d) for d in outp])
-    known = (o >= 0) & (p >= 0)
-    coverage = float(np.isin(o[known], cand).mean()) if known.any() else None
-    keep = known & np.isin(o, cand)
+    keep, coverage = scored(o, p, cand)
     o, p, g, m, doc = o[keep], p[keep], g[keep], m[keep], doc[keep]
     seed = measure_seed(ctx.cell.seed, "reconstruction_lm")
-    ranked = cand[np.argsort(-prior, kind="stable")]
     n_docs = len(outp)
+    unigram, chance = unigram_rates(m, o, p, cand[np.argsort(-prior, kind="stable")], doc,
+                                    n_docs, seed)
     rates = {"lm_top1": rate_with_ci(g[:, 0] == o, doc, n_docs, seed),
              f"lm_top{TOP_K}": rate_with_ci((g == o[:, None]).any(axis=1), doc, n_docs, seed),
-             "map_top1": rate_with_ci(m[:, 0] == o, doc, n_docs, seed),
-             f"map_top{TOP_K}": rate_with_ci((m[:, :TOP_K] == o[:, None]).any(axis=1), doc,
-                                             n_docs, seed),
-             "unchanged": rate_with_ci(p == o, doc, n_docs, seed),
-             "prior_top1": rate_with_ci(o == ranked[0], doc, n_docs, seed),
-             f"prior_top{TOP_K}": rate_with_ci(np.isin(o, ranked[:TOP_K]), doc, n_docs,
-                                               seed)}
+             **unigram}
     return {"top1": strongest(rates, 1), f"top{TOP_K}": strongest(rates, TOP_K), **rates,
-            "chance_top1": float(np.mean(o == ranked[0])) if len(o) else None,
-            f"chance_top{TOP_K}": float(np.mean(np.isin(o, ranked[:TOP_K]))) if len(o)
-            else None,
+            **chance,
             "coverage": coverage, "n_tokens": int(len(o)), "n_candidates": int(len(cand)),
-            "channel": channel.kind, "model": load_causal_lm().name, "max_docs": MAX_DOCS,
+            "channel": channel.kind, "model": lm.name, "max_docs": MAX_DOCS,
             "max_words": MAX_WORDS, "candidates_per_token": CANDIDATES}
 
 

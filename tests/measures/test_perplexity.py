@@ -5,13 +5,11 @@ shipped SmolLM2 loads offline from the installed wheel and is cached once conver
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from bench.measures.perplexity import perplexity_scores, token_nll
-from bench.run.runner import run_grid
+from tests.measures.helpers import measures_by_mechanism
 
 SENTENCES = [
     "the prime minister said on tuesday that the economy grew faster than expected last year",
@@ -80,13 +78,7 @@ settings:
 
 def test_in_a_grid_identity_reads_as_the_original_and_no_information_does_not(
         lm, tmp_path):
-    (tmp_path / "g.yaml").write_text(GRID)
-    assert run_grid(tmp_path / "g.yaml", results=tmp_path / "r",
-                    mlflow=False).count("done") == 3
-    got = {}
-    for f in (tmp_path / "r").glob("cells/*/metrics.json"):
-        m = json.loads(f.read_text())
-        got[m["cell"].split("mech=")[1].split(",")[0]] = m.get("measures", {})
+    got = measures_by_mechanism(tmp_path, GRID, 3)
     assert "perplexity_smollm2" not in got["none"]  # the baseline's text is the original
     same, nothing = got["identity"]["perplexity_smollm2"], got["no_information"][
         "perplexity_smollm2"]

@@ -5,13 +5,11 @@ grid the record lands beside ``reconstruction`` and is never below the unigram a
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from bench.measures.reconstruction_lm import lm_guesses, strongest, unigram_candidates
 from bench.mechanisms.channels import DenseChannel
-from bench.run.runner import run_grid
+from tests.measures.helpers import measures_by_mechanism
 
 PROSE = [
     "the prime minister said on tuesday that the economy grew faster than expected last year",
@@ -114,13 +112,7 @@ settings:
 
 
 def test_in_a_grid_the_record_sits_beside_reconstruction(lm, tmp_path):
-    (tmp_path / "g.yaml").write_text(GRID)
-    assert run_grid(tmp_path / "g.yaml", results=tmp_path / "r",
-                    mlflow=False).count("done") == 3
-    got = {}
-    for f in (tmp_path / "r").glob("cells/*/metrics.json"):
-        m = json.loads(f.read_text())
-        got[m["cell"].split("mech=")[1].split(",")[0]] = m.get("measures", {})
+    got = measures_by_mechanism(tmp_path, GRID, 3)
     assert "reconstruction_lm" not in got["none"]  # the baseline's text is the original
     tem, nothing = got["tem"]["reconstruction_lm"], got["no_information"]["reconstruction_lm"]
     for rec in (tem, nothing):
