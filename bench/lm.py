@@ -55,6 +55,25 @@ class LocalLM:
     source: str
     """Where the weights came from (the GGUF or the folder), for messages."""
 
+    @property
+    def start_id(self) -> int:
+        """The token a text starts after: beginning of text, else end of text."""
+        tok = self.tokenizer
+        return tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+
+    def padded_forward(self, seqs: list[list[int]]) -> tuple[Any, Any, Any]:
+        """``(input_ids, attention_mask, logits)`` of one forward pass over the token-id
+        lists ``seqs``, right-padded to the longest (with end of text, else 0, masked out);
+        call it under ``torch.no_grad()`` and the cell's thread count."""
+        import torch
+
+        eos = self.tokenizer.eos_token_id
+        pad = eos if eos is not None else 0
+        width = max(len(x) for x in seqs)
+        inp = torch.tensor([x + [pad] * (width - len(x)) for x in seqs])
+        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in seqs])
+        return inp, mask, self.model(input_ids=inp, attention_mask=mask).logits
+
 
 def cache_root() -> Path:
     """Where dequantized models are kept (``$BENCH_LM_CACHE`` or ``~/.cache/bench/lm``)."""

@@ -59,18 +59,15 @@ def token_nll(lm: Any, docs: list[str], max_tokens: int = MAX_TOKENS
     from bench.numeric import torch_threads
 
     tok = lm.tokenizer
-    start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-    pad = tok.eos_token_id if tok.eos_token_id is not None else 0
-    ids = [[start] + tok(d, add_special_tokens=False)["input_ids"][:max_tokens] for d in docs]
+    ids = [[lm.start_id] + tok(d, add_special_tokens=False)["input_ids"][:max_tokens]
+           for d in docs]
     nll = np.zeros(len(docs), dtype=np.float64)
     count = np.array([len(x) - 1 for x in ids], dtype=np.int64)
     with torch_threads(default_threads()) as torch, torch.no_grad():
         for b in range(0, len(ids), BATCH):
             chunk = ids[b:b + BATCH]
-            width = max(len(x) for x in chunk)
-            inp = torch.tensor([x + [pad] * (width - len(x)) for x in chunk])
-            mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in chunk])
-            logits = lm.model(input_ids=inp, attention_mask=mask).logits[:, :-1].float()
+            inp, mask, logits = lm.padded_forward(chunk)
+            logits = logits[:, :-1].float()
             logp = torch.log_softmax(logits, dim=-1).gather(-1, inp[:, 1:, None])[..., 0]
             nll[b:b + len(chunk)] = (-(logp * mask[:, 1:])).sum(dim=1).double().numpy()
     return nll, count

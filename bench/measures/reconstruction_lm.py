@@ -109,13 +109,11 @@ def lm_log_prior(lm: Any, docs: list[list[str]], first: list[np.ndarray]
     from bench.numeric import torch_threads
 
     tok = lm.tokenizer
-    start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-    pad = tok.eos_token_id if tok.eos_token_id is not None else 0
     seqs, where = [], []
     for words in docs:
         pieces = tok([" " + w for w in words], add_special_tokens=False)["input_ids"] \
             if words else []
-        ids, pos = [start], []
+        ids, pos = [lm.start_id], []
         for p in pieces:
             pos.append(len(ids) - 1)  # the position whose next-piece logits predict the word
             ids.extend(p)
@@ -125,11 +123,7 @@ def lm_log_prior(lm: Any, docs: list[list[str]], first: list[np.ndarray]
     with torch_threads(default_threads()) as torch, torch.no_grad():
         for b in range(0, len(seqs), BATCH):
             chunk = seqs[b:b + BATCH]
-            width = max(len(x) for x in chunk)
-            inp = torch.tensor([x + [pad] * (width - len(x)) for x in chunk])
-            mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in chunk])
-            logp = torch.log_softmax(lm.model(input_ids=inp, attention_mask=mask).logits
-                                     .float(), dim=-1)
+            logp = torch.log_softmax(lm.padded_forward(chunk)[2].float(), dim=-1)
             for i in range(len(chunk)):
                 d = b + i
                 rows = logp[i, torch.from_numpy(where[d])]  # (n_words, |V_LM|)

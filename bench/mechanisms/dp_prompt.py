@@ -162,8 +162,7 @@ class DPPrompt(Mechanism):
 
         lm = load_causal_lm(self.model)
         tok = lm.tokenizer
-        start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
-        stop = tok.eos_token_id
+        start, stop = lm.start_id, tok.eos_token_id
         out: list[str] = []
         t0 = time.perf_counter()
         with torch_threads(default_threads()) as torch, torch.no_grad():
