@@ -44,7 +44,6 @@ Example:
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -68,9 +67,8 @@ def clipped_distribution(logits: np.ndarray, epsilon: float, clip_min: float,
 
 
 def draw(p: np.ndarray, rng: np.random.Generator) -> int:
-    """One draw from the probability vector ``p`` by inverse CDF (one uniform from ``rng``)."""
-    c = np.cumsum(p)
-    return int(min(np.searchsorted(c, rng.random() * c[-1], side="right"), len(p) - 1))
+    """One draw from the probability vector ``p`` (:func:`draw_rows` of one row)."""
+    return int(draw_rows(p[None, :], rng)[0])
 
 
 def prompt_ids(tok: Any, document: str, start: int) -> list[int]:
@@ -133,7 +131,6 @@ class DPPrompt(Mechanism):
         self.max_new_tokens = int(n)
         self.params = {"model": model, "clip_min": lo, "clip_max": hi,
                        "max_new_tokens": self.max_new_tokens}
-        self.seconds_per_document: float | None = None
 
     @property
     def temperature(self) -> float:
@@ -164,7 +161,6 @@ class DPPrompt(Mechanism):
         tok = lm.tokenizer
         start, stop = lm.start_id, tok.eos_token_id
         out: list[str] = []
-        t0 = time.perf_counter()
         with torch_threads(default_threads()) as torch, torch.no_grad():
             for doc in documents:
                 ids = prompt_ids(tok, doc, start)
@@ -180,5 +176,4 @@ class DPPrompt(Mechanism):
                     res = lm.model(input_ids=torch.tensor([[t]]), use_cache=True,
                                    past_key_values=res.past_key_values)
                 out.append(tok.decode(gen, skip_special_tokens=True))
-        self.seconds_per_document = (time.perf_counter() - t0) / max(len(documents), 1)
         return out
