@@ -168,7 +168,7 @@ def load_causal_lm(path: str | Path | None = None) -> LocalLM:
     Raises:
         InputError: no model at ``path``, or the shipped model is not installed.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     if path is None:
         gguf, digest = shipped_gguf()
@@ -184,8 +184,31 @@ def load_causal_lm(path: str | Path | None = None) -> LocalLM:
         name, source = folder.name, str(folder)
     key = str(folder.resolve())
     if key not in _LOADED:
-        with _quiet():
-            tokenizer = AutoTokenizer.from_pretrained(folder)
-            model = AutoModelForCausalLM.from_pretrained(folder).eval()
+        model, tokenizer = load_local_model(folder, AutoModelForCausalLM, "language model")
         _LOADED[key] = LocalLM(name, model, tokenizer, source)
     return _LOADED[key]
+
+
+_MODELS: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+def load_local_model(folder: str | Path, auto_class: Any, what: str) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of the local Hugging Face folder ``folder``, the model built by
+    ``auto_class`` (e.g. ``AutoModelForMaskedLM``) in eval mode on the CPU; loaded once per
+    process and class. Nothing is downloaded.
+
+    Raises:
+        InputError: no model folder there (``what`` names the caller in the message).
+    """
+    from transformers import AutoTokenizer
+
+    folder = Path(folder)
+    if not (folder / "config.json").is_file():
+        raise InputError(f"{what}: no Hugging Face model folder at {folder} (expected "
+                         f"config.json, weights and a tokenizer; nothing is downloaded)")
+    key = (str(folder.resolve()), auto_class.__name__)
+    if key not in _MODELS:
+        with _quiet():
+            tokenizer = AutoTokenizer.from_pretrained(folder)
+            _MODELS[key] = (auto_class.from_pretrained(folder).eval(), tokenizer)
+    return _MODELS[key]

@@ -40,29 +40,19 @@ from bench.guarantee import Guarantee
 from bench.mechanisms.base import MECHANISMS, Mechanism, check_positive
 from bench.mechanisms.dp_prompt import clipped_distribution, draw_rows
 
-_LOADED: dict[str, tuple[Any, Any]] = {}
-
 
 def load_masked_lm(path: str) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of the local masked LM at ``path`` (eval mode, loaded once per
-    process).
+    process: :func:`bench.lm.load_local_model`).
 
     Raises:
         InputError: no Hugging Face model folder there.
     """
-    from pathlib import Path
+    from transformers import AutoModelForMaskedLM
 
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
+    from bench.lm import load_local_model
 
-    folder = Path(path)
-    if not (folder / "config.json").is_file():
-        raise InputError(f"dp_mlm: no Hugging Face masked-LM folder at {folder} (expected "
-                         f"config.json, weights and a tokenizer; nothing is downloaded)")
-    key = str(folder.resolve())
-    if key not in _LOADED:
-        _LOADED[key] = (AutoModelForMaskedLM.from_pretrained(folder).eval(),
-                        AutoTokenizer.from_pretrained(folder))
-    return _LOADED[key]
+    return load_local_model(path, AutoModelForMaskedLM, "dp_mlm")
 
 
 @MECHANISMS.register()

@@ -92,7 +92,7 @@ def test_without_a_model_or_bounds_it_says_what_to_state(tiny_mlm, tmp_path):
         MECHANISMS.create("dp_mlm", epsilon=1.0).privatize_documents([["a"]])
     with pytest.raises(InputError, match="state clip_min and clip_max"):
         MECHANISMS.create("dp_mlm", epsilon=1.0, model=tiny_mlm).privatize_documents([["a"]])
-    with pytest.raises(InputError, match="no Hugging Face masked-LM folder"):
+    with pytest.raises(InputError, match="dp_mlm: no Hugging Face model folder"):
         _mech(str(tmp_path)).privatize_documents([["a"]])
     with pytest.raises(ValueError, match="clip_min must be below"):
         MECHANISMS.create("dp_mlm", epsilon=1.0, clip_min=2, clip_max=1)
