@@ -60,7 +60,7 @@ def test_shipped_grid_counts():
     # 3 baselines + 3 seeds × (mvl nearest 3 × 2 ε + 3 tg + 2 known)
     assert counts["thesis_100d"] == (36, 0)
     assert counts["thesis"] == (1268, 2780)
-    assert counts["trlaplace"] == (75, 261)
+    assert counts["trlaplace"] == (81, 279)
     assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
 

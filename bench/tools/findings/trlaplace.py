@@ -24,6 +24,7 @@ from bench.tools.findings.stats import (
     utility,
     values,
 )
+from bench.tools.findings.tem import ref_utility
 from bench.tools.findings.thesis import embedding_of
 
 # --------------------------------------------------------------------------------------------
@@ -57,14 +58,20 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
     for c in cells:
         k = key(c["spec"])
         groups[(k[0], k[1], k[4])][int(c["spec"]["seed"])] = cell_metrics(c)
-    metrics: list[tuple[str, Callable[[CellMetrics], Any]]] = [
-        ("utility", utility), (METRICS.get("n_w").label, lambda m: m.n_w)]
-    metrics += [(METRICS.get(k).label, lambda m, k=k: getattr(m.rewrite, k))
+    has_ref = any(cell_metrics(c).measure("reference_utility") for c in cells)
+    head: list[tuple[str, Callable[[CellMetrics], Any]]] = [("utility", utility)]
+    head += [("reference classifier", ref_utility)] if has_ref else []
+    rewrite: list[tuple[str, Callable[[CellMetrics], Any]]] = [
+        (METRICS.get("n_w").label, lambda m: m.n_w)]
+    rewrite += [(METRICS.get(k).label, lambda m, k=k: getattr(m.rewrite, k))
                 for k in ("rouge1", "bleu", "bertscore")]
-    lines = ["Per ε: mean ± 95% t half-width over seeds (nearest-word mapping, rt, LSTM).", ""]
+    metrics = head + rewrite
+    lines = ["Per ε: mean ± 95% t half-width over seeds (nearest-word mapping, rt, LSTM"
+             + ("; the reference classifier: tf-idf + logistic regression on the same "
+                "privatized text, `reference_utility`" if has_ref else "") + ").", ""]
     lines.append("| ε | mechanism | " + " | ".join(n for n, _ in metrics) + " |")
     lines.append("|---:|---|" + "---:|" * len(metrics))
-    order_ok = {n: [0, 0] for n, _ in metrics[1:]}
+    order_ok = {n: [0, 0] for n, _ in rewrite}
     for e in eps:
         means = {}
         for m in mechs:
@@ -78,7 +85,7 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
         tr, ga, la = mechs[0], (mechs[1] if mechs[1] in means else mechs[2]), mechs[3]
         if tr in means and ga in means and la in means:
             g = {m: groups[(m[0], m[1], e)] for m in (tr, ga, la)}
-            for n, get in metrics[1:]:
+            for n, get in rewrite:
                 # the ordering holds where both paired differences are above 0 (95%)
                 first, second = paired(g[tr], g[ga], get), paired(g[ga], g[la], get)
                 order_ok[n][1] += 1
@@ -87,6 +94,10 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
     lines.append("- **ordering TrLaplace > Gaussian > Laplace**, ε values where both paired "
                  "differences have a 95% interval above 0: "
                  + ", ".join(f"{n} {a} of {b}" for n, (a, b) in order_ok.items()) + ".")
+    ends = _ends(cells, head)
+    if ends:
+        lines.append("- **the two ends** (utility" + (", reference classifier" if has_ref else "")
+                     + "): " + "; ".join(ends) + ".")
     parts = []
     emb = embedding_of(cells)
     dim = getattr(EMBEDDINGS.get(emb), "dim", "d")
@@ -102,6 +113,21 @@ def trlaplace_section(cells: list[dict]) -> list[str]:
                  "coordinates, C = 1; gaussian analytic above ε = 1): " + "; ".join(parts) + ".")
     lines.append("")
     return lines
+
+
+def _ends(cells: list[dict], head: list[tuple[str, Callable[[CellMetrics], Any]]]
+          ) -> list[str]:
+    """The unprivatized baseline and the known answers (``identity``: the text unchanged;
+    ``no_information``: an output independent of the input), each as ``name a, b`` over its
+    seeds for the ``head`` metrics."""
+    out = []
+    for name, label in (("none", "baseline (ε = ∞)"), ("identity", "identity"),
+                        ("no_information", "no_information")):
+        seeds = {int(c["spec"]["seed"]): cell_metrics(c) for c in cells
+                 if c["spec"]["mechanism"]["name"] == name}
+        if seeds:
+            out.append(f"{label} " + ", ".join(summary(seeds, get) for _, get in head))
+    return out
 
 
 REWRITE_ROWS: tuple[str, ...] = ("loss", "rouge1", "bleu", "n_w", "bertscore")
