@@ -123,8 +123,7 @@ def _ends(cells: list[dict], head: list[tuple[str, Callable[[CellMetrics], Any]]
     out = []
     for name, label in (("none", "baseline (ε = ∞)"), ("identity", "identity"),
                         ("no_information", "no_information")):
-        seeds = {int(c["spec"]["seed"]): cell_metrics(c) for c in cells
-                 if c["spec"]["mechanism"]["name"] == name}
+        seeds = first_seeds(cells, mechanism=name)
         if seeds:
             out.append(f"{label} " + ", ".join(summary(seeds, get) for _, get in head))
     return out
