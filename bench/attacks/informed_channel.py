@@ -20,10 +20,11 @@ What the key holds, and why that is enough:
   (class, name, version, ε, parameters and fitted values as :meth:`describe` gives them), the
   sensitivity approach (:meth:`describe`), the vocabulary in the mechanism's space (sha256 of
   the space and of the vocabulary's input vectors: embedding and transform, whatever their
-  names) and the candidate ids; plus the numeric platform (NumPy/SciPy versions, OpenBLAS
-  kernels, the host's vector extension) and :data:`CHANNEL_FORMAT` / the suite version. They
-  draw nothing: computing one leaves the random stream where it was (checked: a channel whose
-  computation moved it is not stored). So one exact channel serves every seed and model.
+  names) and the candidate ids (timings left out: :func:`untimed`); plus the numeric
+  platform (NumPy/SciPy versions, OpenBLAS kernels, the host's vector extension) and
+  :data:`CHANNEL_FORMAT` / the suite version. They draw nothing: computing one leaves the
+  random stream where it was (checked: a channel whose computation moved it is not stored).
+  So one exact channel serves every seed and model.
 * **sampled channels** (format 2) draw ``n_samples`` outputs per candidate through the
   privatizer, from a random stream seeded by the key itself (:func:`sampling_seed`: the
   configuration, mapping included, the vocabulary, the candidates, ``n_samples`` and
@@ -237,9 +238,22 @@ def stream_states(privatizer: Any) -> list[dict]:
     return [g.bit_generator.state for g in streams(privatizer)]
 
 
+def untimed(value: Any) -> Any:
+    """``value`` without the timings a ``describe()`` may carry (keys ending in ``_seconds``,
+    at any depth, e.g. a sensitivity approach's ``min_distance_seconds``): how long a fit took
+    is not what a channel is computed from. Keyed with them, a sampled channel drew from a
+    stream seeded by a wall-clock time and no rerun reproduced it."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items()
+                if not (isinstance(k, str) and k.endswith("_seconds"))}
+    if isinstance(value, (list, tuple)):
+        return [untimed(v) for v in value]
+    return value
+
+
 def _describe(obj: Any) -> dict[str, Any]:
-    return {"class": f"{type(obj).__module__}.{type(obj).__qualname__}",
-            "version": getattr(obj, "version", None), **obj.describe()}
+    return untimed({"class": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                    "version": getattr(obj, "version", None), **obj.describe()})
 
 
 def channel_payload(privatizer: Any, cand: np.ndarray, kind: str, n_samples: int,
