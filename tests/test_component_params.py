@@ -42,6 +42,10 @@ ADVERSARY_PARAMS = {
     "lexical": {"C": None, "C_grid": [0.1, 1.0, 10.0, 100.0], "penalties": ["l1", "l2"],
                 "min_df": 2, "max_features": 200000, "seed": 0, "chosen_C": None,
                 "chosen_penalty": None},
+    "reconstructed": {"C": None, "C_grid": [0.1, 1.0, 10.0, 100.0], "penalties": ["l1", "l2"],
+                      "min_df": 2, "max_features": 200000, "seed": 0, "chosen_C": None,
+                      "chosen_penalty": None, "channel": "identity", "channel_cache": None,
+                      "n_candidates": None},
 }
 REWRITER_PARAMS = {"autoencoder": AUTOENCODER}
 MECHANISM_PARAMS = {

@@ -135,6 +135,7 @@ def attribute_adversary(model: str | Model, X_train: Sequence[Any], y_train: np.
 ADVERSARIES: Registry[type[Model]] = Registry("adversary")
 ADVERSARIES.register_lazy("lexical", "bench.attacks.lexical:LexicalAdversary")
 ADVERSARIES.register_lazy("informed", "bench.attacks.informed:InformedAdversary")
+ADVERSARIES.register_lazy("reconstructed", "bench.attacks.reconstructed:ReconstructedAdversary")
 # every text/vector model is an adversary too: the thesis trains its utility architecture on
 # the private attribute (Riecker 2023, Sec. 4.2)
 ADVERSARIES.register_lazy("bow", "bench.models.bow:BowClassifier")
@@ -153,6 +154,8 @@ ADVERSARY_INFO: dict[str, str] = {
                "picked on dev",
     "informed": "knows the mechanism: per-token posterior P(original word | privatized token) "
                 "-> attribute scores -> logistic regression (docs/informed.md)",
+    "reconstructed": "lexical on the text reconstructed token by token (MAP original under "
+                     "the Zipf prior through the mechanism's channel; docs/informed.md)",
     "bow": "the `bow` model trained on the private attribute",
     "lstm": "the thesis' `lstm` trained on the private attribute (class-weighted, early stopping)",
     "transformer": "the MiniLM `transformer` trained on the private attribute",
