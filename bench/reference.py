@@ -198,23 +198,31 @@ includes one of them."""
 
 def cheapest(cells: dict[str, dict], expected: dict[str, tuple], n: int) -> list[str]:
     """The ``n`` committed cells to rerun, among those the current grid still has: first the
-    cheapest privatized cell whose model trains on the privatized text with torch (else the
-    cheapest privatized cell) -- the cheapest cells of a grid are often ones that would rerun
-    identically on any CPU, which proves nothing -- then the cells with the smallest recorded
-    run time (baselines count their own time only; a privatized cell's rerun also needs its
-    committed baseline, which is copied, not rerun)."""
+    cheapest cell of a real mechanism (not a known answer: ``identity``, ``no_information``,
+    ``constant``, which the known-answer tests pin already) whose model trains on the privatized
+    text with torch, else the cheapest real-mechanism cell, else the cheapest privatized cell --
+    the cheapest cells of a grid are often ones that would rerun identically on any CPU, or that
+    leave the mechanism's sampling out, which proves little -- then the cells with the smallest
+    recorded run time (baselines count their own time only; a privatized cell's rerun also
+    needs its committed baseline, which is copied, not rerun)."""
+    from bench.mechanisms.known import KNOWN_EPSILON
+
     def seconds(h: str) -> float:
         return upgrade(cells[h]["metrics"]).runtime.get("total_seconds", math.inf) or math.inf
 
-    def privatized(h: str) -> bool:
-        return (cells[h]["spec"].get("mechanism") or {}).get("name") != "none"
+    def mechanism(h: str) -> str:
+        return (cells[h]["spec"].get("mechanism") or {}).get("name", "none")
+
+    def real(h: str) -> bool:
+        return mechanism(h) not in ("none", *KNOWN_EPSILON)
 
     def torch_model(h: str) -> bool:
         return (cells[h]["spec"].get("model") or {}).get("name") in TORCH_MODELS
 
     order = sorted((h for h in cells if h in expected), key=lambda h: (seconds(h), h))
-    first = ([h for h in order if privatized(h) and torch_model(h)]
-             or [h for h in order if privatized(h)])[:1]
+    first = ([h for h in order if real(h) and torch_model(h)]
+             or [h for h in order if real(h)]
+             or [h for h in order if mechanism(h) != "none"])[:1]
     return (first + [h for h in order if h not in first])[:n]
 
 

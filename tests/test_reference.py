@@ -75,6 +75,8 @@ def test_committed_cells_rerun_bit_exactly(grid, monkeypatch):
                           given_reference=grid in GIVEN_REFERENCE)
     assert len(res.reran) == RERUN[grid]
     assert "mech=none" not in res.reran[0], res.reran  # a model trained on privatized text
+    assert not any(f"mech={k}," in res.reran[0] for k in ("identity", "no_information")), \
+        res.reran  # by a real mechanism
     assert res.rerun_problems == [], res.text()
     assert res.rerun_platform.startswith("cpu-pinned-"), res.rerun_platform
 
@@ -262,6 +264,14 @@ def test_rerun_selection_starts_with_a_privatized_torch_model_cell():
     no_torch = {h: c for h, c in cells.items() if h in ("base", "bow")}
     assert cheapest(no_torch, expected, 1) == ["bow"]  # else the cheapest privatized cell
     assert cheapest({"base": cells["base"]}, expected, 1) == ["base"]
+    # a known answer (identity, no_information) is cheaper but leaves the mechanism out: a real
+    # mechanism's cell comes first, a known answer only where the grid has nothing else
+    known = {**cells, "ident": cell("identity", "lstm", 1.5), "noinf": cell("no_information",
+                                                                           "lstm", 1.2)}
+    expected_known = {h: () for h in known if h != "gone"}
+    assert cheapest(known, expected_known, 1) == ["lstm2"]
+    only_known = {h: known[h] for h in ("base", "ident", "noinf")}
+    assert cheapest(only_known, expected_known, 2) == ["noinf", "base"]
 
 
 def _cell(name: str, f1: float, ci: list, adv: float, n_w: float | None = None) -> dict:
