@@ -52,6 +52,7 @@ from scipy import sparse
 
 from bench.attacks.informed_channel import (  # noqa: F401  (build_channel: old import path)
     build_channel,
+    channel_costs,
     channel_kind,
     get_channel,
     supports,
@@ -342,9 +343,7 @@ class InformedAdversary(Model):
         self.channel_seconds_ = how["seconds"]
         self.channel_cache_ = how["cache"]  # "computed", or the cache it came from
         # what the cell's runtime record adds up (bench.run.attacks): channels computed vs reused
-        self.costs_ = ({"channels_computed": 1, "channel_seconds": how["seconds"]}
-                       if how["cache"] == "computed" else
-                       {"channels_reused": 1, "channel_reuse_seconds": how["seconds"]})
+        self.costs_ = channel_costs(how)
         self.channel_kind_ = ch.kind  # "sampled" also where a mechanism's channel() gave None
         if self.prior == "zipf":
             prior = 1.0 / (cand + 1.0) ** self.zipf_s  # rank = row (frequency order)

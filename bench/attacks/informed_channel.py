@@ -389,6 +389,14 @@ def get_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
     return ch, {"cache": how, "seconds": seconds}
 
 
+def channel_costs(how: dict[str, Any]) -> dict[str, float]:
+    """What an adversary adds to its cell's runtime record (``costs_``) for a channel
+    :func:`get_channel` obtained as ``how``: computed, or reused from a cache."""
+    if how["cache"] == "computed":
+        return {"channels_computed": 1, "channel_seconds": how["seconds"]}
+    return {"channels_reused": 1, "channel_reuse_seconds": how["seconds"]}
+
+
 def build_channel(privatizer: Any, cand: np.ndarray, *, n_samples: int = 32,
                   smoothing: float = 1.0, sampled: bool = False, store: Any = None) -> Channel:
     """The channel alone (:func:`get_channel`)."""

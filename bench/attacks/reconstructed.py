@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.attacks.informed_channel import channel_kind, get_channel
+from bench.attacks.informed_channel import channel_costs, channel_kind
 from bench.attacks.lexical import DEFAULT_C_GRID, PENALTIES, LexicalAdversary
 from bench.models.base import as_token_lists
 
@@ -89,7 +89,7 @@ class ReconstructedAdversary(LexicalAdversary):
 
     # -- the reconstruction --------------------------------------------------------------------
     def _setup(self) -> None:
-        from bench.measures.reconstruction import candidates
+        from bench.measures.reconstruction import attribute_word_ids, channel_and_prior
 
         p = self.privatizer
         self.costs_: dict[str, float] = {}
@@ -97,18 +97,12 @@ class ReconstructedAdversary(LexicalAdversary):
             self.channel_kind_ = "identity"
             self._map = (None, np.zeros(0))
             return
-        w2i = p.embedding.word_to_id
-        attr = sorted({w2i[w] for name in self.attribute_words or [] for w in name.lower().split()
-                       if w in w2i})
-        cand, kind = candidates(p, np.array(attr, dtype=np.int64))
-        ch, how = get_channel(p, cand, sampled=kind == "sampled", store=self.channel_cache)
+        attr = attribute_word_ids(self.attribute_words or [], p.embedding.word_to_id)
+        cand, ch, prior, how = channel_and_prior(p, attr, self.channel_cache)
         self.channel_kind_, self.channel_cache_ = ch.kind, how["cache"]
         self.n_candidates_ = int(len(cand))
-        self.costs_ = ({"channels_computed": 1, "channel_seconds": how["seconds"]}
-                       if how["cache"] == "computed" else
-                       {"channels_reused": 1, "channel_reuse_seconds": how["seconds"]})
-        prior = 1.0 / (cand + 1.0)  # Zipf (s = 1) over the frequency rank, as `reconstruction`
-        self._map = (ch, prior / prior.sum())
+        self.costs_ = channel_costs(how)
+        self._map = (ch, prior)  # the Zipf prior of `reconstruction`
 
     def reconstruct(self, X: Sequence[Any]) -> list[list[str]]:
         """Each document with every in-vocabulary token replaced by its MAP original (one

@@ -108,12 +108,17 @@ def candidates(privatizer: Any, attribute_ids: np.ndarray) -> tuple[np.ndarray, 
     return np.union1d(np.arange(min(size, n)), attribute_ids).astype(np.int64), kind
 
 
-def _attribute_ids(ds: Any, w2i: dict[str, int]) -> np.ndarray:
-    """Vocabulary ids of the words of the dataset's multilabel private attributes (what the
-    informed adversary adds to its candidates)."""
-    ids = {w2i[w] for t in ds.privacy_tasks.values() if t.kind == "multilabel"
-           for name in t.classes for w in str(name).lower().split() if w in w2i}
+def attribute_word_ids(names: Any, w2i: dict[str, int]) -> np.ndarray:
+    """Sorted vocabulary ids of the words of attribute label ``names`` (what the informed
+    adversary adds to its candidates); words outside the vocabulary are left out."""
+    ids = {w2i[w] for name in names for w in str(name).lower().split() if w in w2i}
     return np.array(sorted(ids), dtype=np.int64)
+
+
+def _attribute_ids(ds: Any, w2i: dict[str, int]) -> np.ndarray:
+    """:func:`attribute_word_ids` of the dataset's multilabel private attributes."""
+    return attribute_word_ids([name for t in ds.privacy_tasks.values()
+                               if t.kind == "multilabel" for name in t.classes], w2i)
 
 
 def _skip(cell: Any) -> str | None:
@@ -133,14 +138,25 @@ def attack_channel(ctx: MeasureInput) -> tuple[Any, np.ndarray, Any, np.ndarray]
     """``(privatizer, candidates, channel, prior)`` of the attacker: the informed adversary's
     candidate originals and channel (from the cache; the privatizer seeded like the attack
     privatizer) and its Zipf prior (s = 1) over their rank."""
+    priv = ctx.privatizer()
+    cand, channel, prior, _ = channel_and_prior(
+        priv, _attribute_ids(ctx.ds, priv.embedding.word_to_id), ctx.channel_cache)
+    return priv, cand, channel, prior
+
+
+def channel_and_prior(privatizer: Any, attribute_ids: np.ndarray, store: Any = None
+                      ) -> tuple[np.ndarray, Any, np.ndarray, dict[str, Any]]:
+    """``(candidates, channel, prior, how)``: the informed adversary's candidate originals
+    (:func:`candidates`) and channel over them (``store``: the channel cache; ``how``: as
+    :func:`bench.attacks.informed_channel.get_channel` reports it), and the Zipf prior
+    (s = 1) over their frequency rank."""
     from bench.attacks.informed_channel import get_channel
 
-    priv = ctx.privatizer()
-    cand, kind = candidates(priv, _attribute_ids(ctx.ds, priv.embedding.word_to_id))
-    channel, _ = get_channel(priv, cand, sampled=kind == "sampled", store=ctx.channel_cache)
+    cand, kind = candidates(privatizer, attribute_ids)
+    channel, how = get_channel(privatizer, cand, sampled=kind == "sampled", store=store)
     prior = 1.0 / (cand + 1.0)
     prior /= prior.sum()
-    return priv, cand, channel, prior
+    return cand, channel, prior, how
 
 
 def scored(orig: np.ndarray, outp: np.ndarray, cand: np.ndarray
