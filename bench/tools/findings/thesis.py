@@ -86,8 +86,8 @@ def _thesis_utility_table(cells: list[dict], eps: list[float],
     lines = [f"Baseline (unprivatized) utility {summary(base, utility)}, "
              f"chance threshold {chance[0]:.3f}; strongest adversary on the baseline "
              f"{summary(base, adversary_f1)} macro-F1.", ""]
-    lines += ["mvl utility (macro-F1, mean ± 95% t half-width over 3 seeds; `≈` = at chance in "
-              "every seed):", ""]
+    lines += [f"mvl utility (macro-F1, mean ± 95% t half-width over {len(base)} seeds; `≈` = at "
+              "chance in every seed):", ""]
     lines.append("| sensitivity | mapping | " + " | ".join(f"ε={fmt_eps(e)}" for e in eps) + " |")
     lines.append("|---|---|" + "---:|" * len(eps))
     for sens in SENSITIVITY:
@@ -275,7 +275,7 @@ def transformer_section(cells: list[dict], lstm: list[dict]) -> list[str]:
     lines = [f"Transformer slice ({name}, MiniLM-L6 for the thesis' BERT; one fine-tuning run, "
              "seed 0; `[lo, hi]` = the cell's 95% bootstrap interval over test documents). "
              f"Baseline utility {_ci(base)} vs the LSTM's "
-             f"{summary(lbase, utility)} over 3 seeds; strongest adversary "
+             f"{summary(lbase, utility)} over {len(lbase)} seeds; strongest adversary "
              f"{adversary_f1(base):.3f}, the {name} itself as the adversary "
              f"{adversary_f1(base, name):.3f} "
              f"[{_adv_ci(base, name)[0]:.3f}, {_adv_ci(base, name)[1]:.3f}] macro-F1.", ""]
