@@ -69,13 +69,17 @@ def test_measures_section_rows_from_planted_cells():
     assert "| none" not in text                                      # baselines: no text row
 
 
-def _rewrite_cell(params, seed, n_w, train_embeddings=True, dataset="rt", mech="laplace"):
+def _rewrite_cell(params, seed, n_w, train_embeddings=True, dataset="rt", mech="laplace",
+                  ref=None):
     rw = {"name": "autoencoder", "params": {"train_embeddings": True} if train_embeddings else {}}
     spec = {"dataset": {"name": dataset}, "mechanism": {"name": mech, "params": params},
             "sensitivity": {"name": "none"}, "mapping": {"name": "none"}, "rewriter": rw,
             "epsilon": 1.0, "seed": seed}
     rewrite = {"n_w": n_w, "rouge1": n_w, "bleu": n_w, "bertscore": n_w, "loss": 1 - n_w}
-    return {"spec": spec, "metrics": {"utility": {"macro_f1": 0.5}, "rewrite": rewrite}}
+    metrics = {"utility": {"macro_f1": 0.5}, "rewrite": rewrite}
+    if ref is not None:
+        metrics["measures"] = {"reference_utility": {"macro_f1": ref}}
+    return {"spec": spec, "metrics": metrics}
 
 
 def test_ablation_variants_read_from_specs_and_paired_effects():
@@ -110,6 +114,34 @@ def test_ablation_variants_read_from_specs_and_paired_effects():
     assert "-0.595 [" in effect["D1"] and "(ns)" not in effect["D1"].split(" | ")[3]
     assert "-0.660 [-0.660, -0.660]" in effect["all"]
     assert ablation_section({"trlaplace_rewrite": grids["trlaplace_rewrite"]}) == []
+    assert "reference classifier" not in text       # no cell has it: no empty column
+
+
+def test_ablation_and_rewrite_tables_carry_the_reference_classifier_once_cells_have_it():
+    from bench.tools.findings.ablation import ablation_section
+    from bench.tools.findings.trlaplace import trlaplace_rewrite_section
+
+    code = {"C": 0.005, "clip": False, "noise_shared": "batch", "batch_sentences": 1024}
+    no_d2 = {"C": 1.0, "noise_shared": "batch", "batch_sentences": 1024}
+    grids = {
+        "trlaplace_code": [_rewrite_cell(code, s, 0.7, ref=0.8 + 0.01 * s) for s in (0, 1)]
+        + [_rewrite_cell(no_d2, s, 0.05, ref=0.5) for s in (0, 1)],
+        "trlaplace_rewrite": [_rewrite_cell({"C": 1.0}, s, 0.04, False, ref=0.52)
+                              for s in (0, 1)],
+    }
+    text = "\n".join(ablation_section(grids))
+    assert "| utility | reference classifier | N_w |" in text
+    d2 = next(line for line in text.splitlines() if line.startswith("| D2"))
+    # reference classifier: 0.5 - 0.80 and 0.5 - 0.81, then N_w -0.65 in both seeds
+    assert "| -0.305 [" in d2 and "| -0.650 [-0.650, -0.650] |" in d2
+    rows = [line for line in text.splitlines() if "the code's setting" in line]
+    assert rows and "| 0.805 ± " in rows[0]
+    rw = "\n".join(trlaplace_rewrite_section(grids["trlaplace_rewrite"]))
+    assert "| ε | mechanism | utility | reference classifier | loss |" in rw
+    assert "| 0.500 ± 0.000 | 0.520 ± 0.000 | 0.960 ± 0.000 |" in rw
+    # without the measure, the rewrite table keeps its former columns
+    plain = [_rewrite_cell({"C": 1.0}, s, 0.04, False) for s in (0, 1)]
+    assert "reference classifier" not in "\n".join(trlaplace_rewrite_section(plain))
 
 
 def test_dimension_rows_put_a_claim_of_both_grids_side_by_side(monkeypatch):

@@ -30,6 +30,7 @@ from typing import Any
 from bench.analysis.results import fmt_eps
 from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import cell_metrics, fmt_delta, key, summary, t_interval, utility
+from bench.tools.findings.tem import ref_utility
 
 GRIDS = ("trlaplace_code", "trlaplace_code_public", "trlaplace_rewrite")
 DEPARTURES = ("D1", "D2", "D3", "D4", "D5")
@@ -45,6 +46,19 @@ MEASURES: tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...] = (
     ("loss", lambda m: m.rewrite.loss, False),
 )
 """Column label, getter, higher is better (the rewrite metrics of Huang et al. Tables 1-3)."""
+
+REFERENCE: tuple[str, Callable[[CellMetrics], Any], bool] = (
+    "reference classifier", ref_utility, True)
+"""The reference classifier's macro-F1 on the rewritten text (``reference_utility``: tf-idf +
+logistic regression, which no failed LSTM training can move), a column after utility once the
+cells carry it."""
+
+
+def columns(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]
+            ) -> tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...]:
+    """:data:`MEASURES`, with :data:`REFERENCE` after utility when any cell of ``g`` has it."""
+    has_ref = any(m.measure("reference_utility") for seeds in g.values() for m in seeds.values())
+    return MEASURES[:1] + ((REFERENCE,) if has_ref else ()) + MEASURES[1:]
 
 
 def departures(grid: str, mechanism: Mapping[str, Any], rewriter: Mapping[str, Any] | None
@@ -123,9 +137,10 @@ def _row_label(v: str) -> str:
 
 def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> list[str]:
     """One row per (family, ε, variant): the measures, mean ± 95% t half-width over seeds."""
+    cols = columns(g)
     out = ["| mechanism | ε | departures removed | seeds | "
-           + " | ".join(lab for lab, _, _ in MEASURES) + " |",
-           "|---|---:|---|---:|" + "---:|" * len(MEASURES)]
+           + " | ".join(lab for lab, _, _ in cols) + " |",
+           "|---|---:|---|---:|" + "---:|" * len(cols)]
     fams = sorted({k[0] for k in g})
     for fam in fams:
         for e in sorted({k[2] for k in g if k[0] == fam}):
@@ -134,7 +149,7 @@ def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -
                 if not seeds:
                     continue
                 out.append(f"| {fam} | {fmt_eps(e)} | {_row_label(v)} | {len(seeds)} | "
-                           + " | ".join(summary(seeds, get) for _, get, _ in MEASURES) + " |")
+                           + " | ".join(summary(seeds, get) for _, get, _ in cols) + " |")
     return out + [""]
 
 
@@ -142,10 +157,11 @@ def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> 
     """Per departure: the change from removing it alone, paired per (family, ε, seed) with the
     code's setting and pooled (mean and 95% t interval over the pairs); (ns) where the interval
     contains 0."""
-    out = ["| departure removed | pairs | " + " | ".join(f"Δ {lab}" for lab, _, _ in MEASURES)
-           + " |", "|---|---:|" + "---:|" * len(MEASURES)]
+    cols = columns(g)
+    out = ["| departure removed | pairs | " + " | ".join(f"Δ {lab}" for lab, _, _ in cols)
+           + " |", "|---|---:|" + "---:|" * len(cols)]
     for v in ROW_ORDER[1:]:
-        diffs: dict[str, list[float]] = {lab: [] for lab, _, _ in MEASURES}
+        diffs: dict[str, list[float]] = {lab: [] for lab, _, _ in cols}
         pairs = 0
         for (fam, var, e), seeds in g.items():
             if var != v or (fam, "code", e) not in g:
@@ -153,7 +169,7 @@ def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> 
             code = g[(fam, "code", e)]
             for s in sorted(set(seeds) & set(code)):
                 pairs += 1
-                for lab, get, _ in MEASURES:
+                for lab, get, _ in cols:
                     try:
                         diffs[lab].append(float(get(seeds[s])) - float(get(code[s])))
                     except (KeyError, TypeError):
@@ -161,7 +177,7 @@ def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> 
         if pairs:
             name = "all (our DP pipeline)" if v == "dp" else f"{v[1:]} ({LABELS[v[1:]]})"
             out.append(f"| {name} | {pairs} | "
-                       + " | ".join(fmt_delta(t_interval(diffs[lab])) for lab, _, _ in MEASURES)
+                       + " | ".join(fmt_delta(t_interval(diffs[lab])) for lab, _, _ in cols)
                        + " |")
     return out + [""]
 
@@ -175,6 +191,8 @@ def ablation_section(grids: Mapping[str, list[dict]]) -> list[str]:
             "`trlaplace_rewrite`)", "",
             "The code's setting, then one departure removed at a time, then all of them (our DP "
             "pipeline at the same budgets). rt, autoencoder rewriter, LSTM on the rewritten "
-            "text; mean ± 95% t half-width over seeds.", ""] + ablation_table(g) + [
+            "text" + ("; the reference classifier: tf-idf + logistic regression on the same "
+                      "rewritten text, `reference_utility`" if REFERENCE in columns(g) else "")
+            + "; mean ± 95% t half-width over seeds.", ""] + ablation_table(g) + [
             "Removing one departure, against the code's setting (paired per mechanism, ε and "
             "seed, pooled):", ""] + effect_table(g)

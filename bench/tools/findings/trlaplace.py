@@ -166,22 +166,30 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
             return "?"
         return f"{vals[0]}" if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
 
+    has_ref = any(cell_metrics(c).measure("reference_utility") for c in rw)
+    heads = [("utility", utility)] + ([("reference classifier", ref_utility)] if has_ref else [])
     lines = [f"Per ε: mean ± 95% t half-width over seeds (rt, autoencoder trained on the "
              f"{span('docs')} held-apart public snippets, "
-             f"{span('output_vocabulary')} output words; LSTM on the rewritten text). "
-             f"Unprivatized baseline utility {summary(base, utility)}.", ""]
-    lines.append("| ε | mechanism | utility | " + " | ".join(lab for lab, _, _ in gets) + " |")
-    lines.append("|---:|---|---:|" + "---:|" * len(gets))
-    lines.append("| ∞ | original (rewriter on unperturbed embeddings) | – | "
+             f"{span('output_vocabulary')} output words; LSTM on the rewritten text"
+             + ("; the reference classifier: tf-idf + logistic regression on the same "
+                "rewritten text, `reference_utility`" if has_ref else "") + "). "
+             f"Unprivatized baseline utility {summary(base, utility)}"
+             + (f", reference classifier {summary(base, ref_utility)}" if has_ref else "")
+             + ".", ""]
+    lines.append("| ε | mechanism | " + " | ".join(lab for lab, _ in heads) + " | "
+                 + " | ".join(lab for lab, _, _ in gets) + " |")
+    lines.append("|---:|---|" + "---:|" * (len(heads) + len(gets)))
+    lines.append("| ∞ | original (rewriter on unperturbed embeddings) | "
+                 + "– | " * len(heads)
                  + " | ".join(summary(refs, g) for _, g in ref_gets) + " |")
     order_ok = {lab: [0, 0] for lab, _, _ in gets}
     for e in eps:
         present = [m for m in mechs if (m[0], m[1], e) in groups]
         for m in present:
             seeds = groups[(m[0], m[1], e)]
-            lines.append(f"| {fmt_eps(e)} | {label[m]} | {summary(seeds, utility)}"
-                         f" | " + " | ".join(summary(seeds, g) for _, g, _ in gets)
-                         + " |")
+            lines.append(f"| {fmt_eps(e)} | {label[m]} | "
+                         + " | ".join(summary(seeds, g) for _, g in heads)
+                         + " | " + " | ".join(summary(seeds, g) for _, g, _ in gets) + " |")
         ga = next((m for m in mechs[1:3] if m in present), None)
         if mechs[0] in present and ga is not None and mechs[3] in present:
             g = {m: groups[(m[0], m[1], e)] for m in (mechs[0], ga, mechs[3])}
