@@ -131,6 +131,7 @@ def test_ablation_and_rewrite_tables_carry_the_reference_classifier_once_cells_h
     }
     text = "\n".join(ablation_section(grids))
     assert "| utility | reference classifier | N_w |" in text
+    assert "(so far in `trlaplace_code`, `trlaplace_rewrite`'s cells; – elsewhere)" in text
     d2 = next(line for line in text.splitlines() if line.startswith("| D2"))
     # reference classifier: 0.5 - 0.80 and 0.5 - 0.81, then N_w -0.65 in both seeds
     assert "| -0.305 [" in d2 and "| -0.650 [-0.650, -0.650] |" in d2

@@ -187,12 +187,17 @@ def ablation_section(grids: Mapping[str, list[dict]]) -> list[str]:
     g = groups(grids)
     if not g:
         return []
+    with_ref = [n for n in GRIDS if any(cell_metrics(c).measure("reference_utility")
+                                       for c in grids.get(n, []) if c["spec"].get("rewriter"))]
+    where = ("" if len(with_ref) == len(GRIDS) else
+             " (so far in " + ", ".join(f"`{n}`" for n in with_ref) + "'s cells; – elsewhere)")
     return ["### TrLaplace public code ablation (`trlaplace_code`, `trlaplace_code_public`, "
             "`trlaplace_rewrite`)", "",
             "The code's setting, then one departure removed at a time, then all of them (our DP "
             "pipeline at the same budgets). rt, autoencoder rewriter, LSTM on the rewritten "
             "text" + ("; the reference classifier: tf-idf + logistic regression on the same "
-                      "rewritten text, `reference_utility`" if REFERENCE in columns(g) else "")
+                      "rewritten text, `reference_utility`" + where
+                      if REFERENCE in columns(g) else "")
             + "; mean ± 95% t half-width over seeds.", ""] + ablation_table(g) + [
             "Removing one departure, against the code's setting (paired per mechanism, ε and "
             "seed, pooled):", ""] + effect_table(g)
