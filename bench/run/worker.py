@@ -14,8 +14,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +56,31 @@ OVERWRITE = ("never", "only-missing", "always")
 CELL_BLAS_THREADS = 1
 """BLAS threads (NumPy, scikit-learn) while a cell runs: the runner's parallelism is over cells,
 and a fixed count is part of what makes a cell's rerun reproduce its metrics bit for bit."""
+
+THREADED_LIBRARIES = ("scipy.linalg", "sklearn.utils._openmp_helpers")
+"""Modules that load a thread pool of their own -- SciPy's bundled OpenBLAS (NumPy has
+another), scikit-learn's OpenMP runtime -- imported before a cell's thread limit is set
+(:func:`cell_threads`). threadpoolctl limits the libraries loaded when the limit is entered; a
+library first loaded during the cell kept its default thread count, the machine's cores. So the
+first cell of a fresh worker process (``bench run --jobs N``), which loads SciPy and
+scikit-learn itself, computed with two threads on a 2-core machine where an in-process run or a
+rerun used one: a ``bow`` baseline's membership-attack losses differed in their last bits
+(``tests/run/test_worker.py``), and would have differed between machines with different
+numbers of cores."""
+
+
+@contextlib.contextmanager
+def cell_threads() -> Iterator[None]:
+    """:data:`CELL_BLAS_THREADS` threads for every BLAS and OpenMP library a cell uses, those
+    of :data:`THREADED_LIBRARIES` loaded first so that the limit reaches them."""
+    import importlib
+
+    from threadpoolctl import threadpool_limits
+
+    for name in THREADED_LIBRARIES:
+        importlib.import_module(name)
+    with threadpool_limits(limits=CELL_BLAS_THREADS):
+        yield
 
 
 def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | None,
@@ -94,9 +121,7 @@ def run_cell(cell: Cell, results: Path, dataset_hash: str, baseline_hash: str | 
             base = read_metrics(results, baseline_hash)
         # one BLAS thread per cell (torch models use one thread too, bench.models.base): the
         # runner parallelises over cells, and a fixed thread count keeps reruns bit-exact
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=CELL_BLAS_THREADS):
+        with cell_threads():
             metrics = evaluate_cell(cell, results, dataset_hash, baseline=base)
         write_cell(folder, spec, metrics)
         return CellResult(h, cell.name, "done", _clean(metrics), _clean(spec))
