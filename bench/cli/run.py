@@ -123,7 +123,9 @@ def cmd_measure(args) -> str:
     if code:
         raise UsageError(text.strip().removeprefix("error: "))
     check_folder(args.results, "--results")
-    summary = add_measures(args.grid, args.results)
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1 (cells derived at a time), got {args.jobs}")
+    summary = add_measures(args.grid, args.results, jobs=args.jobs)
     if summary.failed:
         raise RunFailed(summary.text())
     return summary.text()
@@ -191,11 +193,14 @@ def add_run_parser(sub) -> None:
 
 
 def add_measure_parser(sub) -> None:
-    """``bench measure GRID [--results DIR]``."""
+    """``bench measure GRID [--results DIR] [--jobs N]``."""
     me = sub.add_parser("measure", help="add a grid's new measures to the cells a results folder "
                                         "holds, without recomputing them (docs/measures.md)")
     me.add_argument("grid")
     me.add_argument("--results", default="results", help="results folder (default: results)")
+    me.add_argument("--jobs", type=int, default=1,
+                    help="cells derived at a time, each in a worker process (default 1: "
+                         "in this process)")
     me.set_defaults(func=cmd_measure)
 
 

@@ -171,13 +171,12 @@ def derive_cell(cell: Cell, dataset_hash: str, source_hash: str, source_measures
     return missing
 
 
-def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
+def add_measures(grid_path: str | Path, results: str | Path, jobs: int = 1) -> MeasureSummary:
     """Derive every cell of the grid that is missing from ``results`` and has a source there
-    (see the module docstring)."""
-    from threadpoolctl import threadpool_limits
-
-    from bench.run.runner import dataset_hashes, measure_times
-    from bench.run.worker import CELL_BLAS_THREADS
+    (see the module docstring); ``jobs`` > 1 derives that many cells at a time, each in a
+    worker process (joblib's loky executor, as ``bench run --jobs``: the workers inherit the
+    pinned environment), taking the cells as they come free."""
+    from bench.run.runner import dataset_hashes
 
     t0 = time.perf_counter()
     results = Path(results)
@@ -185,6 +184,7 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
     hashes = dataset_hashes(grid)
     out = MeasureSummary()
     index = folder_index(results)
+    todo = []
     for cell in grid.cells:
         dh = hashes[(cell.dataset, cell.dataset_config, cell.seed)]
         h = cell_hash(cell, dh)
@@ -195,21 +195,51 @@ def add_measures(grid_path: str | Path, results: str | Path) -> MeasureSummary:
         if found is None:
             out.no_source.append(cell.name)
             continue
-        lock = CellLock(layout.lock_file(results, h))
-        if not lock.acquire():
-            out.failed.append((cell.name, "locked by another run"))
-            continue
+        todo.append((cell, dh, h, found))
+    if jobs > 1 and len(todo) > 1:
+        from concurrent.futures import wait
+
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(max_workers=min(int(jobs), len(todo)))
+        futures = [executor.submit(_derive_locked, cell, dh, h, found, results)
+                   for cell, dh, h, found in todo]
         try:
-            with threadpool_limits(limits=CELL_BLAS_THREADS):
-                added = derive_cell(cell, dh, *found, results)
-            out.derived.append((h, found[0], added))
-            got = measure_times([read_metrics(results, h)])
-            for name in added:
-                out.measures[name] = out.measures.get(name, 0.0) + got.get(name, 0.0)
-        except Exception as e:  # one failing cell is reported and the others go on
-            logger.error("bench measure: %s: %s", cell.name, e)
-            out.failed.append((cell.name, f"{type(e).__name__}: {e}"))
-        finally:
-            lock.release()
+            outcomes = [f.result() for f in futures]
+        finally:  # interrupted: cells not started are dropped, those in flight finish
+            for f in futures:
+                f.cancel()
+            wait(futures)
+    else:
+        outcomes = [_derive_locked(cell, dh, h, found, results) for cell, dh, h, found in todo]
+    for (cell, _dh, h, found), (added, why, times) in zip(todo, outcomes, strict=True):
+        if why is not None:
+            out.failed.append((cell.name, why))
+            continue
+        out.derived.append((h, found[0], added))
+        for name in added:
+            out.measures[name] = out.measures.get(name, 0.0) + times.get(name, 0.0)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _derive_locked(cell: Cell, dh: str, h: str, found: tuple[str, dict[str, str]],
+                   results: Path) -> tuple[list[str], str | None, dict[str, float]]:
+    """:func:`derive_cell` under the cell's lock and the cell's BLAS thread count:
+    ``(measures added, None, their seconds)``, or ``([], why it failed, {})``; one failing cell
+    is reported and the others go on."""
+    from bench.run.runner import measure_times
+    from bench.run.worker import cell_threads
+
+    lock = CellLock(layout.lock_file(results, h))
+    if not lock.acquire():
+        return [], "locked by another run", {}
+    try:
+        with cell_threads():
+            added = derive_cell(cell, dh, *found, results)
+        return added, None, measure_times([read_metrics(results, h)])
+    except Exception as e:
+        logger.error("bench measure: %s: %s", cell.name, e)
+        return [], f"{type(e).__name__}: {e}", {}
+    finally:
+        lock.release()

@@ -87,6 +87,26 @@ def test_each_measure_records_its_seconds_and_the_summaries_add_them(folders):
     assert "measures added, summed over the cells: " in first.text()
 
 
+def test_with_two_jobs_the_workers_derive_what_a_full_run_computes(folders, tmp_path):
+    """``bench measure --jobs 2``: the cells are derived in two worker processes, each once,
+    and equal the full run's (run times aside)."""
+    import shutil
+
+    grids, derived, full, first, *_ = folders
+    work = tmp_path / "parallel"
+    shutil.copytree(derived, work)
+    for h, _, _ in first.derived:  # the "all" grid's cells go; their sources stay
+        shutil.rmtree(work / "cells" / h)
+    out = add_measures(grids["all"], work, jobs=2)
+    assert sorted(h for h, _, _ in out.derived) == sorted(h for h, _, _ in first.derived)
+    assert out.failed == [] and out.present == 0 and out.no_source == []
+    got, want = _cells(work), _cells(full)
+    for h, (metrics, _) in want.items():
+        assert differences(comparable(metrics), comparable(got[h][0])) == [], h
+    assert {p for p in (work / "cells").iterdir() if p.suffix == ".lock"} == set()
+    assert main(["measure", str(grids["all"]), "--results", str(work), "--jobs", "0"]) == 2
+
+
 def test_a_second_run_finds_everything_present(folders):
     *_, again, _ = folders
     assert again.derived == [] and again.present == 2 and again.failed == []
