@@ -101,14 +101,12 @@ def limit_here(vocab_size: int, n_tokens: int) -> float:
     """Seconds per token of the scoring product (:func:`scoring_limit`) in this process's numeric
     environment, for mvl + nearest on glove-6b-50d at ``vocab_size``, with the cells' BLAS
     thread count."""
-    from threadpoolctl import threadpool_limits
-
     from bench.privatize import Privatizer
-    from bench.run.worker import CELL_BLAS_THREADS
+    from bench.run.worker import cell_threads
 
     emb = load_embedding("glove-6b-50d", vocab_size)
     p = Privatizer.build(mechanism="mvl", epsilon=10.0, mapping="nearest", seed=0, embedding=emb)
-    with threadpool_limits(limits=CELL_BLAS_THREADS):
+    with cell_threads():
         return min(scoring_limit(p.index, n_tokens) for _ in range(2))
 
 
@@ -167,9 +165,7 @@ def run_perf(vocab_size: int = 50_000, n_tokens: int = 20_000,
         out = "".join(BENCHMARKS[m]() for m in named)
         rest = [m for m in mechanisms if m not in BENCHMARKS]
         return out + run_perf(vocab_size, n_tokens, rest, repeats) if rest else out
-    from threadpoolctl import threadpool_limits
-
-    from bench.run.worker import CELL_BLAS_THREADS
+    from bench.run.worker import CELL_BLAS_THREADS, cell_threads
 
     emb = load_embedding("glove-6b-50d", vocab_size)
     docs = corpus_tokens(n_tokens)
@@ -178,7 +174,7 @@ def run_perf(vocab_size: int = 50_000, n_tokens: int = 20_000,
              "of native", "N_w", "target", "")]
     chosen = [c for c in PERF_CONFIGS if not mechanisms or c[0] in mechanisms]
     native = native_limit(vocab_size, n) if any(c[1] != "none" for c in chosen) else None
-    with threadpool_limits(limits=CELL_BLAS_THREADS):
+    with cell_threads():
         for name, mapping, eps, params, target in chosen:
             rows.append(perf_row(emb, docs, name, mapping, eps, params, target, repeats,
                                  native))
