@@ -11,21 +11,7 @@ from bench.cli import main
 from bench.results.compare import comparable, differences
 from bench.run.augment import add_measures
 from bench.run.runner import run_grid
-
-GRID = """
-name: augment
-axes:
-  dataset: [{name: bbc, subsample: 150}]
-  model: [bow]
-  mechanism: [tem]
-  epsilon: [10]
-  seed: [0]
-settings:
-  vocab_size: 2000
-  adversaries: [lexical]
-  mia: true
-  {extra}
-"""
+from tests.run.helpers import BOW_MIA_GRID
 
 
 def _cells(results):
@@ -43,7 +29,7 @@ def folders(tmp_path_factory):
     for name, extra in (("none", ""), ("some", "measures: [linkage]"),
                         ("all", "measures: [s_w, linkage, mia_low_fpr]")):
         grids[name] = base / f"{name}.yaml"
-        grids[name].write_text(GRID.replace("{extra}", extra))
+        grids[name].write_text(BOW_MIA_GRID.format(name="augment", extra=extra))
     derived = base / "derived"
     run_grid(grids["none"], results=derived, mlflow=False)  # cells without measures
     assert main(["measure", str(grids["some"]), "--results", str(derived)]) == 0

@@ -10,6 +10,7 @@ import sys
 
 from bench.results.compare import comparable, differences
 from bench.run.runner import run_grid
+from tests.run.helpers import BOW_MIA_GRID
 
 PROBE = """
 import json
@@ -38,19 +39,6 @@ def test_the_cell_thread_limit_reaches_libraries_a_cell_loads_itself():
     assert all(n == 1 for _, n in pools), pools
 
 
-GRID = """
-name: fresh
-axes:
-  dataset: [{name: bbc, subsample: 150}]
-  model: [bow]
-  mechanism: [tem]
-  epsilon: [10]
-  seed: [0]
-settings:
-  vocab_size: 2000
-  adversaries: [lexical]
-  mia: true
-"""
 
 
 def test_a_baseline_computed_first_in_a_fresh_worker_equals_the_in_process_one(tmp_path):
@@ -59,7 +47,7 @@ def test_a_baseline_computed_first_in_a_fresh_worker_equals_the_in_process_one(t
     bits from the in-process run's (0.00042998227161022924 vs ...2053) while SciPy's and
     scikit-learn's thread pools escaped the limit. Every comparable number now agrees."""
     path = tmp_path / "g.yaml"
-    path.write_text(GRID)
+    path.write_text(BOW_MIA_GRID.format(name="fresh", extra=""))
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     run_grid(path, results=serial, jobs=1, mlflow=False)
     run_grid(path, results=parallel, jobs=2, mlflow=False)

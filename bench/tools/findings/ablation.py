@@ -37,7 +37,10 @@ DEPARTURES = ("D1", "D2", "D3", "D4", "D5")
 LABELS = {"D1": "one noise vector per batch", "D2": "C = 0.005, no clipping",
           "D3": "embedding table trained", "D4": "rewriter trained on the evaluated split",
           "D5": "d' = 500 at ε = 10"}
-MEASURES: tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...] = (
+Column = tuple[str, Callable[[CellMetrics], Any], bool]
+"""A table column: label, getter, higher is better."""
+
+MEASURES: tuple[Column, ...] = (
     ("utility", utility, True),
     ("N_w", lambda m: m.rewrite.n_w, True),
     ("ROUGE-1", lambda m: m.rewrite.rouge1, True),
@@ -45,9 +48,9 @@ MEASURES: tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...] = (
     ("BERTScore", lambda m: m.rewrite.bertscore, True),
     ("loss", lambda m: m.rewrite.loss, False),
 )
-"""Column label, getter, higher is better (the rewrite metrics of Huang et al. Tables 1-3)."""
+"""The columns (the rewrite metrics of Huang et al. Tables 1-3)."""
 
-REFERENCE: tuple[str, Callable[[CellMetrics], Any], bool] = (
+REFERENCE: Column = (
     "reference classifier", ref_utility, True)
 """The reference classifier's macro-F1 on the rewritten text (``reference_utility``: tf-idf +
 logistic regression, which no failed LSTM training can move), a column after utility once the
@@ -55,7 +58,7 @@ cells carry it."""
 
 
 def columns(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]
-            ) -> tuple[tuple[str, Callable[[CellMetrics], Any], bool], ...]:
+            ) -> tuple[Column, ...]:
     """:data:`MEASURES`, with :data:`REFERENCE` after utility when any cell of ``g`` has it."""
     has_ref = any(m.measure("reference_utility") for seeds in g.values() for m in seeds.values())
     return MEASURES[:1] + ((REFERENCE,) if has_ref else ()) + MEASURES[1:]
@@ -135,9 +138,10 @@ def _row_label(v: str) -> str:
     return f"without {v[1:]} ({LABELS[v[1:]]})"
 
 
-def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> list[str]:
-    """One row per (family, ε, variant): the measures, mean ± 95% t half-width over seeds."""
-    cols = columns(g)
+def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]],
+                   cols: tuple[Column, ...]) -> list[str]:
+    """One row per (family, ε, variant): the ``cols`` (:func:`columns`), mean ± 95% t
+    half-width over seeds."""
     out = ["| mechanism | ε | departures removed | seeds | "
            + " | ".join(lab for lab, _, _ in cols) + " |",
            "|---|---:|---|---:|" + "---:|" * len(cols)]
@@ -153,11 +157,11 @@ def ablation_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -
     return out + [""]
 
 
-def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]]) -> list[str]:
+def effect_table(g: Mapping[tuple[str, str, float], dict[int, CellMetrics]],
+                 cols: tuple[Column, ...]) -> list[str]:
     """Per departure: the change from removing it alone, paired per (family, ε, seed) with the
     code's setting and pooled (mean and 95% t interval over the pairs); (ns) where the interval
     contains 0."""
-    cols = columns(g)
     out = ["| departure removed | pairs | " + " | ".join(f"Δ {lab}" for lab, _, _ in cols)
            + " |", "|---|---:|" + "---:|" * len(cols)]
     for v in ROW_ORDER[1:]:
@@ -189,6 +193,7 @@ def ablation_section(grids: Mapping[str, list[dict]]) -> list[str]:
         return []
     with_ref = [n for n in GRIDS if any(cell_metrics(c).measure("reference_utility")
                                        for c in grids.get(n, []) if c["spec"].get("rewriter"))]
+    cols = columns(g)
     where = ("" if len(with_ref) == len(GRIDS) else
              " (so far in " + ", ".join(f"`{n}`" for n in with_ref) + "'s cells; – elsewhere)")
     return ["### TrLaplace public code ablation (`trlaplace_code`, `trlaplace_code_public`, "
@@ -197,7 +202,7 @@ def ablation_section(grids: Mapping[str, list[dict]]) -> list[str]:
             "pipeline at the same budgets). rt, autoencoder rewriter, LSTM on the rewritten "
             "text" + ("; the reference classifier: tf-idf + logistic regression on the same "
                       "rewritten text, `reference_utility`" + where
-                      if REFERENCE in columns(g) else "")
-            + "; mean ± 95% t half-width over seeds.", ""] + ablation_table(g) + [
+                      if REFERENCE in cols else "")
+            + "; mean ± 95% t half-width over seeds.", ""] + ablation_table(g, cols) + [
             "Removing one departure, against the code's setting (paired per mechanism, ε and "
-            "seed, pooled):", ""] + effect_table(g)
+            "seed, pooled):", ""] + effect_table(g, cols)
