@@ -61,6 +61,10 @@ def test_shipped_grid_counts():
     assert counts["thesis_100d"] == (60, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (81, 279)
+    # 2 baselines + 2 seeds × (3 mechanisms × 8 ε, classic Gaussian above ε = 1 replaced by
+    # the analytic one, + 2 known answers without the rewriter); yelp skipped
+    assert counts["trlaplace_rewrite"] == (54, 66)
+    assert counts["trlaplace_rewrite_100d"] == (50, 62)  # the former grid (pin v3)
     assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
 

@@ -140,9 +140,32 @@ def test_ablation_and_rewrite_tables_carry_the_reference_classifier_once_cells_h
     rw = "\n".join(trlaplace_rewrite_section(grids["trlaplace_rewrite"]))
     assert "| ε | mechanism | utility | reference classifier | loss |" in rw
     assert "| 0.500 ± 0.000 | 0.520 ± 0.000 | 0.960 ± 0.000 |" in rw
+    assert "the two ends" not in rw                  # no known answers in these cells
     # without the measure, the rewrite table keeps its former columns
     plain = [_rewrite_cell({"C": 1.0}, s, 0.04, False) for s in (0, 1)]
     assert "reference classifier" not in "\n".join(trlaplace_rewrite_section(plain))
+
+
+def test_rewrite_section_shows_the_known_answers_beside_the_baseline():
+    from bench.tools.findings.trlaplace import trlaplace_rewrite_section
+
+    def text_cell(mech, seed, f1, ref):
+        spec = {"dataset": {"name": "rt"}, "mechanism": {"name": mech, "params": {}},
+                "sensitivity": {"name": "none"}, "mapping": {"name": "none"},
+                "epsilon": 1.0, "seed": seed}
+        return {"spec": spec, "metrics": {"utility": {"macro_f1": f1},
+                                          "measures": {"reference_utility": {"macro_f1": ref}}}}
+
+    cells = ([_rewrite_cell({"C": 1.0}, s, 0.04, False, ref=0.52) for s in (0, 1)]
+             + [text_cell("none", s, 0.65, 0.76) for s in (0, 1)]
+             + [text_cell("identity", s, 0.66, 0.76) for s in (0, 1)]
+             + [text_cell("no_information", s, 0.33, 0.5) for s in (0, 1)])
+    rw = "\n".join(trlaplace_rewrite_section(cells))
+    ends = next(line for line in rw.splitlines() if "the two ends" in line)
+    assert "baseline (ε = ∞) 0.650 ± 0.000, 0.760 ± 0.000" in ends
+    assert "identity 0.660 ± 0.000, 0.760 ± 0.000" in ends
+    assert "no_information 0.330 ± 0.000, 0.500 ± 0.000" in ends
+    assert "| identity" not in rw and "| no_information" not in rw   # not rewriter rows
 
 
 def test_dimension_rows_put_a_claim_of_both_grids_side_by_side(monkeypatch):

@@ -212,5 +212,10 @@ def trlaplace_rewrite_section(cells: list[dict]) -> list[str]:
         lines.append(f"- **TrLaplace at ε = {fmt_eps(min(eps))} against the rewriter on "
                      "unperturbed embeddings** (paired over seeds, privatized − original): "
                      + ", ".join(near) + ".")
+    ends = _ends(cells, heads)
+    if len(ends) > 1:  # the known answers ran (no rewriter: they output text)
+        lines.append("- **the two ends**, without the rewriter (utility"
+                     + (", reference classifier" if has_ref else "") + "): "
+                     + "; ".join(ends) + ".")
     lines.append("")
     return lines
