@@ -64,7 +64,7 @@ def test_shipped_grid_counts():
     # 2 baselines + 2 seeds × (3 mechanisms × 8 ε, classic Gaussian above ε = 1 replaced by
     # the analytic one, + 2 known answers without the rewriter); yelp skipped
     assert counts["trlaplace_rewrite"] == (54, 66)
-    assert counts["trlaplace_rewrite_100d"] == (50, 62)  # the former grid (pin v3)
+    assert counts["trlaplace_rewrite_100d"] == (54, 66)  # as trlaplace_rewrite
     assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
 
