@@ -48,7 +48,8 @@ a model on privatized text. Every reference was computed in the pinned environme
 cpu-pinned-1cc01654, or pin v4, cpu-pinned-aca3ad18; docs/reference.md, "The references'
 platforms, today"), and each cell is rerun under its own pin. The quickstart's
 cells are rerun by :func:`test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache`
-(four LSTM cells on privatized text); every committed reference is rerun somewhere."""
+(four LSTM cells on privatized text); every committed reference is rerun somewhere, those of
+:data:`COVERED_BY` with a cell that leaves their rewriter out."""
 
 
 GIVEN_REFERENCE = {"trlaplace_rewrite", "trlaplace_code", "trlaplace_code_public",
@@ -60,8 +61,37 @@ on unperturbed instead of noisy vectors); the rest of each cell (its own rewrite
 scores) is recomputed and compared. ``bench reference check GRID --rerun N`` recomputes it."""
 
 
+COVERED_BY = {"trlaplace_rewrite_100d": "trlaplace_rewrite",
+              "trlaplace_code_public": "trlaplace_code"}
+"""Rewriter references whose rewriter cells another reference's rerun stands for: the same
+rewriter code under the same pin (``trlaplace_rewrite_100d``: the same grid on 100-d
+vectors; ``trlaplace_code_public``: ``trlaplace_code``'s setting with the rewriter trained on
+another split of the same corpus). A rewriter cell's rerun is about 150 s, most of it the
+autoencoder's training (issue 50: CI within 20 minutes; what is slow and proves little goes),
+so CI reruns their cheapest cell without a rewriter that trains a torch model instead (a known
+answer where the grid has one, else a baseline; 5-12 s), which still checks their committed
+bits on this CPU;
+``bench reference check GRID --rerun N`` reruns their rewriter cells."""
+
+
 def test_every_committed_reference_is_rerun():
     assert set(RERUN) | {"quickstart"} == set(COMMITTED)
+    assert set(COVERED_BY) <= set(RERUN) and set(COVERED_BY.values()) <= set(RERUN)
+    assert not set(COVERED_BY) & set(COVERED_BY.values())  # no chain: each stands for itself
+
+
+def _cheapest_torch_cell(grid: str) -> str:
+    """The committed cell of ``grid`` without a rewriter whose model is a torch model (trained
+    in the cell), privatized ones first, then by recorded run time."""
+    from bench.reference import TORCH_MODELS, committed_cells, reference_dir
+    from bench.results.sections import upgrade
+
+    cells = committed_cells(reference_dir(grid))
+    mech = {h: (c["spec"].get("mechanism") or {}).get("name", "none") for h, c in cells.items()}
+    torch_cells = [h for h, c in cells.items() if not c["spec"].get("rewriter")
+                   and (c["spec"].get("model") or {}).get("name") in TORCH_MODELS]
+    return min(torch_cells, key=lambda h: (mech[h] == "none", upgrade(
+        cells[h]["metrics"]).runtime.get("total_seconds", float("inf")), h))
 
 
 @pytest.mark.parametrize("grid", sorted(RERUN))
@@ -69,14 +99,17 @@ def test_committed_cells_rerun_bit_exactly(grid, monkeypatch):
     """Committed cells, recomputed with the current code in the pinned numeric environment --
     among them one that trains a torch model on privatized text, whose last bits depend on the
     CPU's kernels -- give the committed metrics exactly (run times aside), on any x86-64 CPU
-    with AVX2 or AVX-512."""
+    with AVX2 or AVX-512. The references of :data:`COVERED_BY` rerun their cheapest
+    model-training cell instead."""
     monkeypatch.chdir(ROOT)
-    res = check_reference(grid, rerun=RERUN[grid], check_cells=False,
-                          given_reference=grid in GIVEN_REFERENCE)
-    assert len(res.reran) == RERUN[grid]
-    assert "mech=none" not in res.reran[0], res.reran  # a model trained on privatized text
-    assert not any(f"mech={k}," in res.reran[0] for k in ("identity", "no_information")), \
-        res.reran  # by a real mechanism
+    covered = grid in COVERED_BY
+    res = check_reference(grid, rerun=[_cheapest_torch_cell(grid)] if covered else RERUN[grid],
+                          check_cells=False, given_reference=grid in GIVEN_REFERENCE)
+    assert len(res.reran) == (1 if covered else RERUN[grid])
+    if not covered:
+        assert "mech=none" not in res.reran[0], res.reran  # a model trained on privatized text
+        assert not any(f"mech={k}," in res.reran[0] for k in ("identity", "no_information")), \
+            res.reran  # by a real mechanism
     assert res.rerun_problems == [], res.text()
     assert res.rerun_platform.startswith("cpu-pinned-"), res.rerun_platform
 
