@@ -65,6 +65,10 @@ def test_shipped_grid_counts():
     # the analytic one, + 2 known answers without the rewriter); yelp skipped
     assert counts["trlaplace_rewrite"] == (54, 66)
     assert counts["trlaplace_rewrite_100d"] == (54, 66)  # as trlaplace_rewrite
+    # 2 baselines + 2 seeds × (the code's setting and each departure removed, 37 configurations
+    # where defined, + 2 known answers without the rewriter); 8 refused (classic Gaussian, ε = 10)
+    assert counts["trlaplace_code"] == (80, 8)
+    assert counts["trlaplace_code_public"] == (20, 2)
     assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
 
