@@ -44,9 +44,9 @@ RERUN = {"tem": 1, "debates2016": 1, "news_outlets": 1,
          "trlaplace_code_public": 1, "thesis_100d": 1, "tem_100d": 1,
          "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1, "sizes": 1}
 """References CI reruns, and how many cells of each, each rerun starting with a cell that trains
-a model on privatized text. Every reference was computed in the pinned environment (pin v3,
-cpu-pinned-1cc01654, or pin v4, cpu-pinned-aca3ad18; docs/reference.md, "The references'
-platforms, today"), and each cell is rerun under its own pin. The quickstart's
+a model on privatized text. Every reference was computed in the pinned environment (pin v4,
+cpu-pinned-aca3ad18, since 2026-12-01; docs/reference.md, "The references' platforms, today"),
+and each cell is rerun under its own recorded pin. The quickstart's
 cells are rerun by :func:`test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache`
 (four LSTM cells on privatized text); every committed reference is rerun somewhere, those of
 :data:`COVERED_BY` with a cell that leaves their rewriter out."""
@@ -72,6 +72,18 @@ so CI reruns their cheapest cell without a rewriter that trains a torch model in
 answer where the grid has one, else a baseline; 5-12 s), which still checks their committed
 bits on this CPU;
 ``bench reference check GRID --rerun N`` reruns their rewriter cells."""
+
+
+@pytest.mark.parametrize("grid", COMMITTED)
+def test_every_committed_cell_is_under_pin_v4(grid):
+    """One regeneration (issues 46 and 50): every committed cell was computed under pin v4, so
+    that the references compare with each other and rerun under the pin that stays."""
+    from bench.reference import committed_cells, reference_dir
+    from bench.results.record import platforms
+
+    folder = reference_dir(grid)
+    found = platforms(folder, sorted(committed_cells(folder)))
+    assert found and all(k.startswith("cpu-pinned-aca3ad18") for k in found), found
 
 
 def test_every_committed_reference_is_rerun():
