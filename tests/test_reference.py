@@ -93,17 +93,16 @@ def test_every_committed_reference_is_rerun():
 
 
 def _cheapest_torch_cell(grid: str) -> str:
-    """The committed cell of ``grid`` without a rewriter whose model is a torch model (trained
-    in the cell), privatized ones first, then by recorded run time."""
-    from bench.reference import TORCH_MODELS, committed_cells, reference_dir
-    from bench.results.sections import upgrade
+    """The cell :func:`bench.reference.cheapest` picks among the committed cells of ``grid``
+    without a rewriter: a known answer where the grid has one, else a baseline (each trains
+    the grid's torch model)."""
+    from bench.reference import TORCH_MODELS, cheapest, committed_cells, reference_dir
 
-    cells = committed_cells(reference_dir(grid))
-    mech = {h: (c["spec"].get("mechanism") or {}).get("name", "none") for h, c in cells.items()}
-    torch_cells = [h for h, c in cells.items() if not c["spec"].get("rewriter")
-                   and (c["spec"].get("model") or {}).get("name") in TORCH_MODELS]
-    return min(torch_cells, key=lambda h: (mech[h] == "none", upgrade(
-        cells[h]["metrics"]).runtime.get("total_seconds", float("inf")), h))
+    cells = {h: c for h, c in committed_cells(reference_dir(grid)).items()
+             if not c["spec"].get("rewriter")}
+    h = cheapest(cells, cells, 1)[0]
+    assert (cells[h]["spec"].get("model") or {}).get("name") in TORCH_MODELS, h
+    return h
 
 
 @pytest.mark.parametrize("grid", sorted(RERUN))
