@@ -57,8 +57,8 @@ def test_shipped_grid_counts():
     # 3 baselines + 3 seeds × (mvl nearest 5 × 2 ε + 2 vector + 1 tg + 2 known)
     assert counts["thesis_reference"] == (48, 0)
     assert counts["thesis_transformer"] == (10, 0)  # 1 + 5 mvl + 2 tg + 2 known, seed 0
-    # 5 baselines + 5 seeds × (mvl nearest 3 × 2 ε + 3 tg + 2 known)
-    assert counts["thesis_100d"] == (60, 0)
+    # 10 baselines + 10 seeds × (mvl nearest 3 × 2 ε + 3 tg + 2 known)
+    assert counts["thesis_100d"] == (120, 0)
     assert counts["thesis"] == (1268, 2780)
     assert counts["trlaplace"] == (81, 279)
     # 2 baselines + 2 seeds × (3 mechanisms × 8 ε, classic Gaussian above ε = 1 replaced by
