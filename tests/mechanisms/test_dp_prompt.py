@@ -15,7 +15,7 @@ from scipy import stats
 from bench.grid import load_grid
 from bench.measures import measure
 from bench.mechanisms import MECHANISMS
-from bench.mechanisms.dp_prompt import clipped_distribution, draw
+from bench.mechanisms.dp_prompt import clipped_distribution, draw, prompt_ids
 from bench.run.runner import run_grid
 
 
@@ -63,6 +63,8 @@ def test_the_guarantee_composes_over_the_generated_tokens():
     ({"max_new_tokens": 0}, "max_new_tokens"),
     ({"max_new_tokens": 2.5}, "whole number"),
     ({"model": 3}, "local model folder"),
+    ({"batch_size": 0}, "batch_size"),
+    ({"batch_size": 1.5}, "whole number"),
 ])
 def test_bad_parameters_are_refused(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -89,6 +91,47 @@ def test_a_paraphrase_follows_its_document_at_large_eps_and_not_at_small(lm):
     follows = np.mean([_overlap(h, d) for h, d in zip(high, DOCS, strict=True)])
     lost = np.mean([_overlap(x, d) for x, d in zip(low, DOCS, strict=True)])
     assert follows > 0.2 and lost < 0.1 and follows > lost + 0.15, (high, low)
+
+
+def test_a_document_in_a_padded_batch_gets_the_distribution_it_gets_alone(lm):
+    """Batched generation (version 2): left padding, the mask and each document's own positions
+    leave its next-token distribution as it is alone (up to float rounding), at the first step
+    and after a token of its own -- while a document's distribution is not its neighbour's."""
+    import torch
+
+    m = MECHANISMS.create("dp_prompt", epsilon=62.0, rng=0)
+    docs = DOCS + ["thanks", "a much longer document about the weather in the north of the "
+                   "country , where it rained for three days and the rivers rose"]
+    prompts = [prompt_ids(lm.tokenizer, d, lm.start_id) for d in docs]
+    assert len({len(p) for p in prompts}) == len(prompts)      # padding differs per row
+
+    def dist(u):
+        return clipped_distribution(u.double().numpy(), 62.0, m.clip_min, m.clip_max)
+
+    with torch.no_grad():
+        together, *_ = m.first_logits(lm, prompts, torch)
+        alone = [m.first_logits(lm, [p], torch)[0][0] for p in prompts]
+        nxt = [int(dist(u).argmax()) for u in alone]
+        two_together, *_ = m.first_logits(lm, [p + [t] for p, t in zip(prompts, nxt)], torch)
+        two_alone = [m.first_logits(lm, [p + [t]], torch)[0][0] for p, t in zip(prompts, nxt)]
+    for i in range(len(docs)):
+        assert not torch.isnan(together[i]).any()
+        tv = 0.5 * np.abs(dist(together[i]) - dist(alone[i])).sum()
+        tv2 = 0.5 * np.abs(dist(two_together[i]) - dist(two_alone[i])).sum()
+        assert tv < 1e-3 and tv2 < 1e-3, (i, tv, tv2)
+    other = 0.5 * np.abs(dist(together[0]) - dist(together[3])).sum()
+    assert other > 0.05     # the check can fail: two documents' distributions do differ
+
+
+def test_generation_continues_each_document_from_its_own_cache(lm):
+    """At a huge ε the draw is the clipped argmax: a batch's paraphrases equal those made one
+    document at a time (the cache and positions carry each document on its own)."""
+    def run(batch_size):
+        m = MECHANISMS.create("dp_prompt", epsilon=1e6, rng=0, max_new_tokens=12,
+                              batch_size=batch_size)
+        return m.paraphrase(DOCS + ["the minister said the talks would go on next week"])
+
+    assert run(3) == run(1)
 
 
 GRID = """
