@@ -219,3 +219,49 @@ def test_thesis_dimension_rows_compare_the_same_approaches_and_say_where_tg_is_u
     assert all(" of 2 |" in r for r in rows if "at chance" in r)  # counted over none, jl
     assert all("| not defined | " in r for r in rows if "truncated Gumbel" in r)
     assert any("truncated Gumbel" in r for r in rows)
+
+
+def _lm_cell(mech, eps, seed, util, adv, cs, lm=None, unigram=None):
+    spec = {"mechanism": {"name": mech, "params": {}}, "sensitivity": {"name": "none"},
+            "mapping": {"name": "nearest" if mech == "mvl" else "none"},
+            "epsilon": "inf" if mech == "none" else eps, "seed": seed}
+    measures = {"reference_utility": {"macro_f1": util},
+                "similarity_minilm": {"cosine": cs, "retained": cs},
+                "perplexity_smollm2": {"ratio": 1 / max(cs, 0.01)}}
+    if lm is not None:
+        measures["reconstruction_lm"] = {
+            "lm_top1": {"rate": lm}, "map_top1": {"rate": unigram},
+            "top1": {"rate": max(lm, unigram)}, "chance_top1": {"rate": 0.05},
+            "lm_lambda": [0.25, 0.5]}
+    metrics = {"utility": {"macro_f1": util, "chance_threshold": 0.55},
+               "privacy": {"speaker": {"adversary_macro_f1": adv, "chance_threshold": 0.27}},
+               "measures": measures}
+    return {"spec": spec, "metrics": metrics}
+
+
+def test_lm_section_pairs_dp_prompt_with_the_word_level_cells_at_the_same_attack_strength():
+    from bench.tools.findings.lm import lm_section
+
+    assert lm_section([]) == []
+    cells = []
+    for s in range(3):
+        d = 0.01 * s
+        cells += [_lm_cell("none", None, s, 0.62 + d, 0.48 + d, 1.0),
+                  _lm_cell("dp_prompt", 62, s, 0.58 + d, 0.30 + d, 0.20 + d),
+                  _lm_cell("tem", 3, s, 0.55 + d, 0.31 + d, 0.10 + d, lm=0.30 + d,
+                           unigram=0.20 + d),
+                  _lm_cell("mvl", 25, s, 0.61 + d, 0.45 + d, 0.80 + d, lm=0.70,
+                           unigram=0.72 + d)]
+    text = "\n".join(lm_section(cells))
+    assert "| dp_prompt, ε = 62 | 0.590 ± 0.025 |" in text
+    assert "| tem, ε = 3 |" in text and "| none" not in text            # no baseline row
+    # tem's attack (0.32 ± 0.025) overlaps DP-Prompt's (0.31 ± 0.025), mvl's (0.46) does not:
+    # paired differences exactly +0.03 utility and +0.10 CS in every seed
+    matched = next(line for line in text.splitlines() if line.startswith("- **dp_prompt"))
+    assert "tem, ε = 3" in matched and "mvl" not in matched
+    assert "utility +0.030 [+0.030, +0.030], CS +0.100 [+0.100, +0.100]" in matched
+    # LM prior vs unigram: above in tem's 3 cells, below in mvl's 3 (+0.1 / −0.02 − spread)
+    assert "at least the unigram attacker's in 3 of 6 cells, the headline (the strongest " \
+           "guess) in 6 of 6" in text
+    assert "  - tem, ε = 3: +0.100 [+0.100, +0.100] (λ" in text
+    assert "  - mvl + nearest, ε = 25: -0.030 [-0.055, -0.005] (λ" in text

@@ -24,6 +24,8 @@ from bench.tools.findings.ablation import GRIDS as ABLATION_GRIDS
 from bench.tools.findings.ablation import ablation_section
 from bench.tools.findings.consts import BEGIN, END, MAPPINGS, SENSITIVITY
 from bench.tools.findings.dimension import PAIRS, dimension_section
+from bench.tools.findings.lm import GRID as LM_GRID
+from bench.tools.findings.lm import lm_section
 from bench.tools.findings.measures import GRIDS as MEASURE_GRIDS
 from bench.tools.findings.measures import measures_section
 from bench.tools.findings.stats import fmt, fmt_delta, load, paired, t_interval, values
@@ -52,6 +54,7 @@ def render(root: str | Path = REFERENCE_ROOT) -> str:
     lines += ablation_section({g: load(g, root) for g in ABLATION_GRIDS})
     lines += _dimension(root)
     lines += measures_section({g: load(g, root) for g in MEASURE_GRIDS})
+    lines += lm_section(load(LM_GRID, root))
     lines.append(END)
     return "\n".join(lines) + "\n"
 
