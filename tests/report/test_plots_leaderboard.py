@@ -285,3 +285,32 @@ def test_known_answers_are_lines_not_points_on_the_epsilon_axis() -> None:
     dotted = {round(line.get_ydata()[0], 3) for line in ax.get_lines()
               if line.get_linestyle() == ":"}
     assert dotted == {0.23, 0.67}
+
+
+def test_error_bars_stay_inside_the_scores_range() -> None:
+    """A t interval over two seeds reaches past [0, 1] (t(1) = 12.7); no macro-F1 can, so the
+    bars (and the baseline's band) are drawn inside it, while a bar inside stays as it is."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench.analysis.results import Stat
+    from bench.report.plots import curves_figure
+
+    def group(e: float, u: float, lo: float, hi: float, baseline: bool = False):
+        cfg = SimpleNamespace(epsilon=e, is_baseline=baseline, mechanism_config="mvl")
+        return SimpleNamespace(config=cfg, records=[],
+                               stat=lambda *_a: Stat(u, 0.1, 2, lo, hi, "t"))
+
+    groups = [group(1, 0.1, -0.4, 0.6), group(10, 0.9, 0.3, 1.5), group(20, 0.5, 0.45, 0.55),
+              group(float("inf"), 0.95, 0.6, 1.3, baseline=True)]
+    fig = curves_figure(groups, "t")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    ys = np.concatenate([np.asarray(seg)[:, 1] for c in ax.containers
+                         for col in c.lines[2] for seg in col.get_segments()])
+    assert ys.min() == 0.0 and ys.max() == 1.0         # cut at the range, not beyond
+    assert {0.45, 0.55} <= {round(float(y), 6) for y in ys}   # an interval inside: unchanged
+    band = [p for p in ax.patches if p.get_alpha() == 0.1]
+    assert [(round(p.get_y(), 6), round(p.get_y() + p.get_height(), 6)) for p in band] \
+        == [(0.6, 1.0)]
