@@ -70,8 +70,9 @@ class LocalLM:
         eos = self.tokenizer.eos_token_id
         pad = eos if eos is not None else 0
         width = max(len(x) for x in seqs)
-        inp = torch.tensor([x + [pad] * (width - len(x)) for x in seqs])
-        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in seqs])
+        dev = self.model.device
+        inp = torch.tensor([x + [pad] * (width - len(x)) for x in seqs], device=dev)
+        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in seqs], device=dev)
         return inp, mask, self.model(input_ids=inp, attention_mask=mask).logits
 
 
@@ -194,13 +195,17 @@ _MODELS: dict[tuple[str, str], tuple[Any, Any]] = {}
 
 def load_local_model(folder: str | Path, auto_class: Any, what: str) -> tuple[Any, Any]:
     """``(model, tokenizer)`` of the local Hugging Face folder ``folder``, the model built by
-    ``auto_class`` (e.g. ``AutoModelForMaskedLM``) in eval mode on the CPU; loaded once per
-    process and class. Nothing is downloaded.
+    ``auto_class`` (e.g. ``AutoModelForMaskedLM``) in eval mode on the cells' torch device
+    (:func:`bench.numeric.torch_device`: the CPU in the pinned environment, a GPU with
+    ``BENCH_NUMERIC=native`` where torch sees one); loaded once per process and class. Nothing
+    is downloaded.
 
     Raises:
         InputError: no model folder there (``what`` names the caller in the message).
     """
     from transformers import AutoTokenizer
+
+    from bench.numeric import torch_device
 
     folder = Path(folder)
     if not (folder / "config.json").is_file():
@@ -210,5 +215,6 @@ def load_local_model(folder: str | Path, auto_class: Any, what: str) -> tuple[An
     if key not in _MODELS:
         with _quiet():
             tokenizer = AutoTokenizer.from_pretrained(folder)
-            _MODELS[key] = (auto_class.from_pretrained(folder).eval(), tokenizer)
+            model = auto_class.from_pretrained(folder).eval().to(torch_device())
+            _MODELS[key] = (model, tokenizer)
     return _MODELS[key]

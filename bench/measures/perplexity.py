@@ -69,7 +69,7 @@ def token_nll(lm: Any, docs: list[str], max_tokens: int = MAX_TOKENS
             inp, mask, logits = lm.padded_forward(chunk)
             logits = logits[:, :-1].float()
             logp = torch.log_softmax(logits, dim=-1).gather(-1, inp[:, 1:, None])[..., 0]
-            nll[b:b + len(chunk)] = (-(logp * mask[:, 1:])).sum(dim=1).double().numpy()
+            nll[b:b + len(chunk)] = (-(logp * mask[:, 1:])).sum(dim=1).double().cpu().numpy()
     return nll, count
 
 

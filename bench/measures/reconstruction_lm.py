@@ -143,8 +143,9 @@ def lm_log_prior(lm: Any, docs: list[list[str]], first: list[np.ndarray]
             logp = torch.log_softmax(lm.padded_forward(chunk)[2].float(), dim=-1)
             for i in range(len(chunk)):
                 d = b + i
-                rows = logp[i, torch.from_numpy(where[d])]  # (n_words, |V_LM|)
-                out.append(rows.gather(1, torch.from_numpy(first[d])).double().numpy())
+                rows = logp[i, torch.from_numpy(where[d]).to(logp.device)]  # (n_words, |V|)
+                pick = torch.from_numpy(first[d]).to(logp.device)
+                out.append(rows.gather(1, pick).double().cpu().numpy())
     return out
 
 

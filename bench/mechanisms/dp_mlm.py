@@ -127,12 +127,13 @@ class DPMLM(Mechanism):
         with torch_threads(default_threads()) as torch, torch.no_grad():
             enc = tok([text] * len(words), masked, return_tensors="pt", padding=True,
                       truncation=True, max_length=512)
+            enc = enc.to(model.device)
             logits = model(**enc).logits
             rows, cols = (enc["input_ids"] == tok.mask_token_id).nonzero(as_tuple=True)
             if len(rows) != len(words) or len(set(rows.tolist())) != len(words):
                 raise InputError("dp_mlm: a window is longer than the model reads (512 word "
                                  "pieces for the pair): use a smaller window")
-            u = logits[rows, cols].double().numpy()
+            u = logits[rows, cols].double().cpu().numpy()
         p = clipped_distribution(u, self.epsilon, self.clip_min, self.clip_max)
         p[:, special] = 0.0
         p[:, len(tok):] = 0.0  # rows of a padded output layer that name no token

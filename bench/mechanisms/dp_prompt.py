@@ -189,8 +189,9 @@ class DPPrompt(Mechanism):
         stop = lm.tokenizer.eos_token_id
         pad = stop if stop is not None else 0
         width = max(len(p) for p in prompts)
-        inp = torch.tensor([[pad] * (width - len(p)) + p for p in prompts])
-        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+        dev = lm.model.device
+        inp = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=dev)
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=dev)
         pos = (mask.cumsum(1) - 1).clamp(min=0)   # each document at its own positions
         res = lm.model(input_ids=inp, attention_mask=mask, position_ids=pos, use_cache=True)
         return res.logits[:, -1], res, mask, pos
@@ -206,7 +207,7 @@ class DPPrompt(Mechanism):
         open_ = np.ones(len(prompts), dtype=bool)
         for step in range(self.max_new_tokens):
             rows = np.flatnonzero(open_)
-            t = draw_rows(clipped_distribution(u.double().numpy()[rows], self.epsilon,
+            t = draw_rows(clipped_distribution(u.double().cpu().numpy()[rows], self.epsilon,
                                                self.clip_min, self.clip_max), self.rng)
             nxt = np.full(len(prompts), pad, dtype=np.int64)
             nxt[rows] = t
@@ -217,9 +218,11 @@ class DPPrompt(Mechanism):
                     gen[r].append(tok_id)
             if not open_.any() or step == self.max_new_tokens - 1:
                 break
-            mask = torch.cat([mask, torch.ones((len(prompts), 1), dtype=mask.dtype)], dim=1)
+            mask = torch.cat([mask, torch.ones((len(prompts), 1), dtype=mask.dtype,
+                                               device=mask.device)], dim=1)
             pos = pos[:, -1:] + 1
-            res = lm.model(input_ids=torch.from_numpy(nxt)[:, None], attention_mask=mask,
+            res = lm.model(input_ids=torch.from_numpy(nxt)[:, None].to(mask.device),
+                           attention_mask=mask,
                            position_ids=pos, past_key_values=res.past_key_values,
                            use_cache=True)
             u = res.logits[:, -1]

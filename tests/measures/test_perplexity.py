@@ -42,6 +42,25 @@ def test_the_shipped_model_loads_offline_and_is_cached(lm):
     assert load_causal_lm() is lm  # once per process
 
 
+def test_the_model_is_placed_on_the_cells_torch_device(lm, monkeypatch):
+    """On the CPU in the pinned environment (this test run), and wherever
+    bench.numeric.torch_device says (a GPU with BENCH_NUMERIC=native), PyTorch's meta device
+    standing in for a GPU here. (The callers put their inputs on the model's device; a forward
+    pass cannot run on the meta device, and no GPU is lent to this project's CI.)"""
+    from transformers import AutoModelForCausalLM
+
+    import bench.lm
+    import bench.numeric
+    from bench.lm import cache_root, load_local_model
+
+    assert lm.model.device.type == "cpu" and bench.numeric.torch_device() == "cpu"
+    folder = next(cache_root().glob(lm.name + "-*"))
+    monkeypatch.setattr(bench.lm, "_MODELS", {})
+    monkeypatch.setattr(bench.numeric, "torch_device", lambda: "meta")
+    model, _ = load_local_model(folder, AutoModelForCausalLM, "language model")
+    assert model.device.type == "meta"
+
+
 def test_shuffled_words_read_less_fluently_than_prose(lm):
     rng = np.random.default_rng(0)
     shuffled = [" ".join(rng.permutation(s.split())) for s in SENTENCES]
