@@ -231,7 +231,7 @@ def _lm_cell(mech, eps, seed, util, adv, cs, lm=None, unigram=None):
     if lm is not None:
         measures["reconstruction_lm"] = {
             "lm_top1": {"rate": lm}, "map_top1": {"rate": unigram},
-            "top1": {"rate": max(lm, unigram)}, "chance_top1": {"rate": 0.05},
+            "top1": {"rate": max(lm, unigram)}, "chance_top1": 0.05,
             "lm_lambda": [0.25, 0.5]}
     metrics = {"utility": {"macro_f1": util, "chance_threshold": 0.55},
                "privacy": {"speaker": {"adversary_macro_f1": adv, "chance_threshold": 0.27}},
@@ -255,6 +255,8 @@ def test_lm_section_pairs_dp_prompt_with_the_word_level_cells_at_the_same_attack
     text = "\n".join(lm_section(cells))
     assert "| dp_prompt, ε = 62 | 0.590 ± 0.025 |" in text
     assert "| tem, ε = 3 |" in text and "| none" not in text            # no baseline row
+    tem = next(line for line in text.splitlines() if line.startswith("| tem, ε = 3 |"))
+    assert tem.endswith("| 0.210 ± 0.025 | 0.310 ± 0.025 | 0.050 ± 0.000 |")  # uni, LM, chance
     # tem's attack (0.32 ± 0.025) overlaps DP-Prompt's (0.31 ± 0.025), mvl's (0.46) does not:
     # paired differences exactly +0.03 utility and +0.10 CS in every seed
     matched = next(line for line in text.splitlines() if line.startswith("- **dp_prompt"))

@@ -62,7 +62,7 @@ RETAINED = _m("similarity_minilm", "retained")
 PPL = _m("perplexity_smollm2", "ratio")
 UNIGRAM = _m("reconstruction_lm", "map_top1", "rate")
 LM = _m("reconstruction_lm", "lm_top1", "rate")
-CHANCE = _m("reconstruction_lm", "chance_top1", "rate")
+CHANCE = _m("reconstruction_lm", "chance_top1")
 
 
 def _name(k: tuple) -> str:
