@@ -42,7 +42,8 @@ def test_committed_report_rebuilds_byte_identically_and_cells_are_current(grid, 
 RERUN = {"tem": 1, "debates2016": 1, "news_outlets": 1,
          "thesis_reference": 1, "trlaplace": 1, "trlaplace_rewrite": 1, "trlaplace_code": 1,
          "trlaplace_code_public": 1, "thesis_100d": 1, "tem_100d": 1,
-         "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1, "sizes": 1}
+         "trlaplace_100d": 1, "trlaplace_rewrite_100d": 1, "sotu": 1, "sizes": 1,
+         "lm_comparison": 1}
 """References CI reruns, and how many cells of each, each rerun starting with a cell that trains
 a model on privatized text. Every reference was computed in the pinned environment (pin v4,
 cpu-pinned-aca3ad18, since 2026-12-01; docs/reference.md, "The references' platforms, today"),
@@ -158,7 +159,8 @@ def test_reference_cells_rerun_bit_exactly_with_their_channel_from_the_cache(mon
 
 def test_comparable_drops_run_times_only():
     m = {"runtime": {"total_seconds": 3.0}, "utility": {"macro_f1": 0.5, "fit_seconds": 1.0},
-         "privatization": {"tokens_per_second": 9.0, "cache_hit": True, "n_w": 0.3},
+         "privatization": {"tokens_per_second": 9.0, "cache_hit": True, "n_w": 0.3,
+                           "seconds_per_document": 1.1},
          "privacy": {"t": {"by_adversary": {"lexical": {"predict_seconds": 1, "privacy": 0.1}}}}}
     assert comparable(m) == {"utility": {"macro_f1": 0.5}, "privatization": {"n_w": 0.3},
                              "privacy": {"t": {"by_adversary": {"lexical": {"privacy": 0.1}}}}}

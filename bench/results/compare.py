@@ -27,12 +27,13 @@ make a cell computed before it look like one that no longer reproduces."""
 
 def _is_timing(key: str) -> bool:
     return (key in RUNTIME_GROUPS or key.endswith("seconds") or key.endswith("per_second")
-            or key == "cache_hit" or key in RENDERINGS)
+            or key.startswith("seconds_per_") or key == "cache_hit" or key in RENDERINGS)
 
 
 def comparable(metrics: Any) -> Any:
     """``metrics`` without its run-time measurements: the ``runtime`` group and every key
-    ending in ``seconds`` / ``per_second`` (and ``cache_hit``), and without the texts that only
+    ending in ``seconds`` / ``per_second`` or starting with ``seconds_per_`` (a document-level
+    mechanism's ``seconds_per_document``) and ``cache_hit``, and without the texts that only
     render a record compared beside them (:data:`RENDERINGS`). What is left is what a rerun
     must reproduce exactly."""
     if isinstance(metrics, dict):

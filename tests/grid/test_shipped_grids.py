@@ -71,6 +71,8 @@ def test_shipped_grid_counts():
     assert counts["trlaplace_code_public"] == (20, 2)
     assert counts["tem"] == (65, 65)
     assert counts["sizes"] == (108, 0)  # 4 sizes × 3 seeds × (baseline + 2 × 3 ε + 2 known)
+    # 3 baselines + 3 seeds × (mvl, tem × 3 ε + 2 known + dp_prompt × 2 ε)
+    assert counts["lm_comparison"] == (33, 0)
 
 
 def test_sizes_grid_varies_the_training_set_only():
