@@ -169,7 +169,8 @@ def add_reference_parser(sub) -> None:
     rc.add_argument("--rerun", type=int, default=0, metavar="N",
                     help="recompute the N cheapest committed cells and compare their metrics")
     rc.add_argument("--rerun-cell", action="append", default=None, metavar="HASH",
-                    help="recompute this committed cell (hash prefix; repeatable)")
+                    help="recompute this committed cell (hash prefix; repeatable; replaces "
+                    "--rerun's cheapest cells)")
     rc.add_argument("--no-cells", action="store_true",
                     help="skip comparing the committed hashes with the grid's expansion")
     rc.set_defaults(func=cmd_reference)
