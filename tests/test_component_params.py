@@ -51,7 +51,8 @@ REWRITER_PARAMS = {"autoencoder": AUTOENCODER}
 MECHANISM_PARAMS = {
     "constant": {}, "identity": {}, "no_information": {},
     "custext": {"K": 20},
-    "dp_prompt": {"model": None, "clip_min": 2.0, "clip_max": 33.0, "max_new_tokens": 64},
+    "dp_prompt": {"model": None, "clip_min": 2.0, "clip_max": 33.0, "max_new_tokens": 64,
+                  "batch_size": 16},
     "dp_mlm": {"model": None, "clip_min": None, "clip_max": None, "window": 64},
     "diffractor": {"method": "geometric", "num_lists": 5, "list_seed": 0},
     "gaussian": {"C": 1.0, "delta": "4^-d", "calibration": "classic"}, "laplace": {"C": 1.0},
