@@ -23,16 +23,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from bench.analysis.results import fmt_eps
 from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
     adversary_f1,
     by_seed,
+    config_label,
     first_seeds,
     fmt_delta,
+    measure_value,
     paired,
     summary,
     t_interval,
@@ -46,29 +44,13 @@ DOCUMENT_LEVEL = ("dp_prompt", "dp_mlm")
 """Mechanisms that rewrite whole documents (no per-token channel, no reconstruction)."""
 
 
-def _m(name: str, *path: str) -> Callable[[CellMetrics], Any]:
-    """A getter of ``path`` in measure ``name``'s record (KeyError where it is absent)."""
-    def get(metrics: CellMetrics) -> Any:
-        v: Any = metrics.measure(name)
-        for p in path:
-            v = v[p]
-        return v
-    return get
-
-
-REF = _m("reference_utility", "macro_f1")
-CS = _m("similarity_minilm", "cosine")
-RETAINED = _m("similarity_minilm", "retained")
-PPL = _m("perplexity_smollm2", "ratio")
-UNIGRAM = _m("reconstruction_lm", "map_top1", "rate")
-LM = _m("reconstruction_lm", "lm_top1", "rate")
-CHANCE = _m("reconstruction_lm", "chance_top1")
-
-
-def _name(k: tuple) -> str:
-    mech, _, sens, mapping, eps = k
-    parts = [mech] + ([sens] if sens != "none" else []) + ([mapping] if mapping != "none" else [])
-    return f"{' + '.join(parts)}, ε = {fmt_eps(eps)}"
+REF = measure_value("reference_utility", "macro_f1")
+CS = measure_value("similarity_minilm", "cosine")
+RETAINED = measure_value("similarity_minilm", "retained")
+PPL = measure_value("perplexity_smollm2", "ratio")
+UNIGRAM = measure_value("reconstruction_lm", "map_top1", "rate")
+LM = measure_value("reconstruction_lm", "lm_top1", "rate")
+CHANCE = measure_value("reconstruction_lm", "chance_top1")
 
 
 def _order(k: tuple) -> tuple:
@@ -99,7 +81,7 @@ def lm_section(cells: list[dict]) -> list[str]:
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k in sorted(rows, key=_order):
         s = rows[k]
-        out.append(f"| {_name(k)} | {summary(s, utility)} | {summary(s, REF)} | "
+        out.append(f"| {config_label(k)} | {summary(s, utility)} | {summary(s, REF)} | "
                    f"{summary(s, adversary_f1)} | {summary(s, CS)} | {summary(s, RETAINED)} | "
                    f"{summary(s, PPL, 2)} | {summary(s, UNIGRAM)} | {summary(s, LM)} | "
                    f"{summary(s, CHANCE)} |")
@@ -123,7 +105,7 @@ def _lm_prior(rows: dict[tuple, dict[int, CellMetrics]]) -> list[str]:
              f"{headline} of {len(pairs)}. LM − unigram, paired per seed:"]
     for k in sorted({k for _, k in pairs}, key=_order):
         diff = t_interval(values(rows[k], lambda m: LM(m) - UNIGRAM(m)))
-        lines.append(f"  - {_name(k)}: {fmt_delta(diff)} (λ of the two folds, per seed: "
+        lines.append(f"  - {config_label(k)}: {fmt_delta(diff)} (λ of the two folds, per seed: "
                      f"{_lambdas(rows[k])})")
     return lines
 
@@ -149,13 +131,13 @@ def _matched(rows: dict[tuple, dict[int, CellMetrics]]) -> list[str]:
         near = [w for w in sorted(words, key=_order)
                 if _overlap(a, t_interval(values(words[w], adversary_f1)))]
         if not near:
-            lines.append(f"- **{_name(k)}** (attack {summary(rows[k], adversary_f1)}): no "
+            lines.append(f"- **{config_label(k)}** (attack {summary(rows[k], adversary_f1)}): no "
                          "word-level configuration at the same attack strength.")
             continue
-        parts = [f"{_name(w)} (attack {summary(words[w], adversary_f1)}): utility "
+        parts = [f"{config_label(w)} (attack {summary(words[w], adversary_f1)}): utility "
                  f"{fmt_delta(paired(rows[k], words[w], utility))}, CS "
                  f"{fmt_delta(paired(rows[k], words[w], CS))}" for w in near]
-        lines.append(f"- **{_name(k)}** (attack {summary(rows[k], adversary_f1)}) minus the "
+        lines.append(f"- **{config_label(k)}** (attack {summary(rows[k], adversary_f1)}) minus the "
                      "word-level configurations whose attack interval overlaps: "
                      + "; ".join(parts) + ".")
     return lines

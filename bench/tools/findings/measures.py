@@ -25,17 +25,18 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from bench.analysis.results import fmt_eps
-from bench.results.sections import CellMetrics
 from bench.tools.findings.stats import (
     by_seed,
     cell_metrics,
+    config_label,
     fmt_delta,
     summary,
     t_interval,
     values,
+)
+from bench.tools.findings.stats import (
+    measure_value as _m,
 )
 
 GRIDS = ("quickstart", "thesis_reference", "tem", "trlaplace", "trlaplace_rewrite",
@@ -52,24 +53,8 @@ ROW_FILTER: Mapping[str, Callable[[tuple], bool]] = {
 }
 
 
-def _m(name: str, *path: str) -> Callable[[CellMetrics], Any]:
-    """A getter of ``path`` in measure ``name``'s own record (KeyError where it is absent)."""
-    def get(metrics: CellMetrics) -> Any:
-        v: Any = metrics.measure(name)
-        for p in path:
-            v = v[p]
-        return v
-    return get
-
-
 def _cells_with_measures(cells: list[dict]) -> list[dict]:
     return [c for c in cells if cell_metrics(c).measures]
-
-
-def _config(k: tuple) -> str:
-    mech, _, sens, mapping, eps = k
-    parts = [mech] + ([sens] if sens != "none" else []) + ([mapping] if mapping != "none" else [])
-    return f"{' + '.join(parts)}, ε = {fmt_eps(eps)}"
 
 
 def text_table(grid: str, cells: list[dict]) -> list[str]:
@@ -90,7 +75,8 @@ def text_table(grid: str, cells: list[dict]) -> list[str]:
     for k in sorted(rows, key=lambda k: (k[0], k[2], k[3], k[4])):
         s = rows[k]
         out.append(
-            f"| {_config(k)} | {len(s)} | {summary(s, lambda m: m.n_w)} | {summary(s, recon)} | "
+            f"| {config_label(k)} | {len(s)} | {summary(s, lambda m: m.n_w)} | "
+            f"{summary(s, recon)} | "
             f"{fmt_delta(t_interval(values(s, lambda m: recon(m) - unchanged(m))))} | "
             f"{summary(s, _m('reconstruction', 'chance_top1'))} | "
             f"{summary(s, _m('linkage', 'top1'))} | {summary(s, _m('linkage_minilm', 'top1'))} | "
@@ -110,7 +96,7 @@ def mia_table(grid: str, cells: list[dict]) -> list[str]:
            "RMIA TPR @ 1% FPR |", "|---|---:|---:|---:|---:|---:|---:|"]
     for k in sorted(rows, key=lambda k: (k[0] != "none", k[0], k[2], k[3], k[4])):
         s = rows[k]
-        name = "baseline (ε = ∞)" if k[0] == "none" else _config(k)
+        name = "baseline (ε = ∞)" if k[0] == "none" else config_label(k)
         out.append(
             f"| {name} | {len(s)} | {summary(s, lambda m: m.mia.mia_auc)} | "
             f"{summary(s, _m('mia_low_fpr', 'tpr_at_fpr_0.01', 'tpr'))} | "

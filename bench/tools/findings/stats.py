@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from bench.analysis.results import fmt_eps
 from bench.reference import REFERENCE_ROOT, committed_cells
 from bench.results.layout import cells_dir
 from bench.results.sections import CellMetrics, upgrade
@@ -174,3 +175,20 @@ def tradeoff(m: CellMetrics) -> float | None:
     a valid measurement)."""
     t = privacy_task(m)
     return m.vs_baseline.attribute(t).tradeoff if t is not None else None
+
+
+def measure_value(name: str, *path: str) -> Callable[[CellMetrics], Any]:
+    """A getter of ``path`` in measure ``name``'s own record (KeyError where it is absent)."""
+    def get(metrics: CellMetrics) -> Any:
+        v: Any = metrics.measure(name)
+        for p in path:
+            v = v[p]
+        return v
+    return get
+
+
+def config_label(k: tuple) -> str:
+    """A configuration :func:`key` as the findings name it: ``mvl + nearest, ε = 10``."""
+    mech, _, sens, mapping, eps = k
+    parts = [mech] + ([sens] if sens != "none" else []) + ([mapping] if mapping != "none" else [])
+    return f"{' + '.join(parts)}, ε = {fmt_eps(eps)}"
