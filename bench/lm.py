@@ -61,16 +61,19 @@ class LocalLM:
         tok = self.tokenizer
         return tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
 
+    @property
+    def pad_id(self) -> int:
+        """The token batches are padded with (masked out): end of text, else 0."""
+        eos = self.tokenizer.eos_token_id
+        return eos if eos is not None else 0
+
     def padded_forward(self, seqs: list[list[int]]) -> tuple[Any, Any, Any]:
         """``(input_ids, attention_mask, logits)`` of one forward pass over the token-id
         lists ``seqs``, right-padded to the longest (with end of text, else 0, masked out);
         call it under ``torch.no_grad()`` and the cell's thread count."""
         import torch
 
-        eos = self.tokenizer.eos_token_id
-        pad = eos if eos is not None else 0
-        width = max(len(x) for x in seqs)
-        dev = self.model.device
+        pad, width, dev = self.pad_id, max(len(x) for x in seqs), self.model.device
         inp = torch.tensor([x + [pad] * (width - len(x)) for x in seqs], device=dev)
         mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in seqs], device=dev)
         return inp, mask, self.model(input_ids=inp, attention_mask=mask).logits

@@ -186,10 +186,7 @@ class DPPrompt(Mechanism):
         """The next-token logits after each prompt of one left-padded batch (``(n, |V|)``),
         with the forward pass's output for :meth:`generate` to continue from: ``(logits,
         result, attention mask, positions)``."""
-        stop = lm.tokenizer.eos_token_id
-        pad = stop if stop is not None else 0
-        width = max(len(p) for p in prompts)
-        dev = lm.model.device
+        pad, width, dev = lm.pad_id, max(len(p) for p in prompts), lm.model.device
         inp = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=dev)
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=dev)
         pos = (mask.cumsum(1) - 1).clamp(min=0)   # each document at its own positions
@@ -201,7 +198,6 @@ class DPPrompt(Mechanism):
         every document still open (in batch order, from the cell's stream); a document is
         closed by its end-of-text draw or after ``max_new_tokens``."""
         stop = lm.tokenizer.eos_token_id
-        pad = stop if stop is not None else 0
         u, res, mask, pos = self.first_logits(lm, prompts, torch)
         gen: list[list[int]] = [[] for _ in prompts]
         open_ = np.ones(len(prompts), dtype=bool)
@@ -209,7 +205,7 @@ class DPPrompt(Mechanism):
             rows = np.flatnonzero(open_)
             t = draw_rows(clipped_distribution(u.double().cpu().numpy()[rows], self.epsilon,
                                                self.clip_min, self.clip_max), self.rng)
-            nxt = np.full(len(prompts), pad, dtype=np.int64)
+            nxt = np.full(len(prompts), lm.pad_id, dtype=np.int64)
             nxt[rows] = t
             for r, tok_id in zip(rows.tolist(), t.tolist(), strict=True):
                 if tok_id == stop:
