@@ -21,7 +21,7 @@ from bench.mechanisms.base import (
     check_positive,
     metric_guarantee,
 )
-from bench.neighbors import NeighborIndex, max_pairwise_distance
+from bench.neighbors import NeighborIndex
 
 
 def truncated_poisson_ppf(u: np.ndarray, lam: float, high: int) -> np.ndarray:
@@ -97,12 +97,13 @@ class TruncatedGumbel(SelectionMechanism):
 
     def _fit(self) -> None:
         n = self.space.shape[0]
-        from bench.sensitivity import min_pairwise_distance
+        from bench.sensitivity.base import max_distance_cached, min_distance_cached
 
-        stats_min = min_pairwise_distance(self.space)
+        # exact; kept per process by content (a cell fits its privatizer up to three times)
+        stats_min = min_distance_cached(self.space)
         # Alg. 1's Δmin ranges over distinct *words*: two words sharing a vector give Δmin = 0
         self.dmin = 0.0 if stats_min["n_duplicate_rows"] else stats_min["min_distance"]
-        self.dmax = max_pairwise_distance(self.space)
+        self.dmax = max_distance_cached(self.space)
         if self.b_override is not None:
             self.b = self.b_override
         else:
