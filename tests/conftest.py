@@ -35,6 +35,7 @@ workers start on them and the many short modules fill in behind, so neither work
 with a long test at the end. A scheduling hint only: a test not named here runs too."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks into the node ids
 def pytest_collection_modifyitems(config, items):
     """`make test` runs on pytest-xdist workers with ``--dist loadgroup``: each test module is
     one work unit (its module fixtures are set up once, on one worker), except the reference
@@ -51,6 +52,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         item.add_marker(pytest.mark.xdist_group(unit(item)))
     items.sort(key=rank)  # stable: the collection order within a rank
+
+
+def pytest_runtest_setup(item):
+    """On a ``--dist loadgroup`` worker, every test carries its work unit in its node id
+    (``...@unit``), or the groups are silently ignored: with pytest 9.2, pytest-xdist 3.8 no
+    longer can write it (pytest-dev/pytest-xdist#1386), the module fixtures were set up on both
+    workers and the suite took minutes longer. constraints.txt pins a pytest that works."""
+    if getattr(item.config.option, "loadgroup", False) \
+            and "@" not in item.nodeid.rsplit("]", 1)[-1]:
+        pytest.fail(f"--dist loadgroup ignores the test groups here ({item.nodeid} has none): "
+                    "install the pinned pytest (pip install -c constraints.txt -e '.[test]'; "
+                    "pytest-xdist#1386)", pytrace=False)
 
 
 @pytest.fixture(scope="module")
