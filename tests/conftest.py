@@ -17,20 +17,24 @@ import pytest
 import bench  # noqa: F401, I001
 
 LONGEST_FIRST = (
-    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace_rewrite]",
-    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace_code]",
-    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace_code_public]",
-    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace_rewrite_100d]",
-    "tests/test_reference.py::test_reference_cells_rerun_bit_exactly_with_their_channel_",
     "tests/run/test_runner.py",
+    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[thesis_reference]",
+    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace_rewrite]",
+    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[lm_comparison]",
+    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[thesis_100d]",
     "tests/leaderboard/test_sources.py",
-    "tests/test_faults.py",
-    "tests/tools/test_findings.py",
+    "tests/test_reference.py::test_reference_cells_rerun_bit_exactly_with_their_channel_",
     "tests/report/test_dvc_pipeline.py",
+    "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[trlaplace]",
+    "tests/test_faults.py",
+    "tests/mechanisms/test_dp_prompt.py",
     "tests/test_reference.py::test_committed_cells_rerun_bit_exactly[",
+    "tests/test_numeric.py",
+    "tests/measures/test_perplexity.py",
+    "tests/tools/test_findings.py",
 )
 """Work units `make test` hands out first, longest first (seconds measured on the 2-core
-machine, 2026-11-28: about 190 s for each of the first four, 50-300 s for the next ones): the
+machine, 2026-12-01: 150-200 s for each of the first five, 50-150 s for the next ones): the
 workers start on them and the many short modules fill in behind, so neither worker is left
 with a long test at the end. A scheduling hint only: a test not named here runs too."""
 
