@@ -39,6 +39,10 @@ workers start on them and the many short modules fill in behind, so neither work
 with a long test at the end. A scheduling hint only: a test not named here runs too."""
 
 
+UNIT = pytest.StashKey[str]()
+"""The work unit :func:`pytest_collection_modifyitems` gave a test."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks into the node ids
 def pytest_collection_modifyitems(config, items):
     """`make test` runs on pytest-xdist workers with ``--dist loadgroup``: each test module is
@@ -54,7 +58,8 @@ def pytest_collection_modifyitems(config, items):
                     len(LONGEST_FIRST))
 
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(unit(item)))
+        item.stash[UNIT] = unit(item)
+        item.add_marker(pytest.mark.xdist_group(item.stash[UNIT]))
     items.sort(key=rank)  # stable: the collection order within a rank
 
 
@@ -64,7 +69,7 @@ def pytest_runtest_setup(item):
     longer can write it (pytest-dev/pytest-xdist#1386), the module fixtures were set up on both
     workers and the suite took minutes longer. constraints.txt pins a pytest that works."""
     if getattr(item.config.option, "loadgroup", False) \
-            and "@" not in item.nodeid.rsplit("]", 1)[-1]:
+            and not item.nodeid.endswith("@" + item.stash.get(UNIT, "")):
         pytest.fail(f"--dist loadgroup ignores the test groups here ({item.nodeid} has none): "
                     "install the pinned pytest (pip install -c constraints.txt -e '.[test]'; "
                     "pytest-xdist#1386)", pytrace=False)
