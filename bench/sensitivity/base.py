@@ -31,6 +31,12 @@ class NotFittedError(RuntimeError):
 # --------------------------------------------------------------------------------------------
 
 _UNIT_ROUNDOFF_F32 = 2.0**-24
+_UNIT_ROUNDOFF_F64 = 2.0**-53
+_F32_NORMS = (1e-15, 1e15)
+"""The largest norm for which the screening of :func:`min_pairwise_distance` runs in float32:
+(2·1e15)² stays far below float32's largest number, and 1e-15² far above its underflow (the
+absolute error of products that underflow, ~1e-45 each, is then negligible against the
+margin, which scales with the largest norm squared)."""
 
 
 def min_pairwise_distance(
@@ -104,12 +110,17 @@ def _candidate_pairs(uniq: np.ndarray, norms2: np.ndarray, row_block: int,
     # d + 1 products by γ_{d+1}(‖x‖+‖y‖)² (Higham 2002, Eq. 3.5), u = 2⁻²⁴: within
     # γ_{d+5}·(‖x‖+‖y‖)² together (‖x‖² is added in float64). Only the screening runs in
     # float32; every candidate's distance is recomputed in float64 (min_pairwise_distance).
-    gamma = (d + 5) * _UNIT_ROUNDOFF_F32 / (1 - (d + 5) * _UNIT_ROUNDOFF_F32)
+    # Vectors whose norms leave float32's range (or come near its underflow, where its
+    # relative bound no longer holds) are screened in float64: exact inputs, γ_{d+3}, u = 2⁻⁵³.
+    f32 = _F32_NORMS[0] < rmax < _F32_NORMS[1]
+    dtype, u, k = (np.float32, _UNIT_ROUNDOFF_F32, d + 5) if f32 else \
+        (np.float64, _UNIT_ROUNDOFF_F64, d + 3)
+    gamma = k * u / (1 - k * u)
     # |computed − exact| <= gamma·(‖x‖+‖y‖)² <= gamma·(2·rmax)² for each pair; a pair can beat
     # the true minimum's computed value only if within twice that of it. Factor 2 for safety.
     margin = 4.0 * gamma * (2.0 * rmax) ** 2
-    left = np.hstack([uniq, np.ones((n, 1))]).astype(np.float32)  # [x, 1]
-    right = np.hstack([-2.0 * uniq, norms2[:, None]]).T.astype(np.float32)  # [−2y, ‖y‖²]ᵀ
+    left = np.hstack([uniq, np.ones((n, 1))]).astype(dtype)  # [x, 1]
+    right = np.hstack([-2.0 * uniq, norms2[:, None]]).T.astype(dtype)  # [−2y, ‖y‖²]ᵀ
     best = math.inf
     cand_i: list[np.ndarray] = []
     cand_j: list[np.ndarray] = []

@@ -236,7 +236,12 @@ def test_fit_on_train_is_data_dependent(glove):
 
 
 @pytest.mark.parametrize("n,d,scale,offset", [(300, 5, 1.0, 0.0), (400, 2, 1.0, 0.0),
-                                              (200, 50, 1.0, 0.0), (300, 5, 0.01, 1e3)])
+                                              (200, 50, 1.0, 0.0), (300, 5, 0.01, 1e3),
+                                              # below float32's resolution at that norm: the
+                                              # screening keeps every pair, float64 decides
+                                              (300, 5, 1e-6, 1e3),
+                                              # outside float32's range: screened in float64
+                                              (100, 3, 1e20, 0.0), (100, 3, 1e-20, 0.0)])
 @pytest.mark.parametrize("blocks", [(37, 53), (512, 8192), (1, 1)])
 def test_min_distance_equals_brute_force(n, d, scale, offset, blocks):
     rng = np.random.default_rng(n + d)
