@@ -33,8 +33,9 @@ class NotFittedError(RuntimeError):
 _UNIT_ROUNDOFF_F32 = 2.0**-24
 _UNIT_ROUNDOFF_F64 = 2.0**-53
 _F32_NORMS = (1e-15, 1e15)
-"""The largest norm for which the screening of :func:`min_pairwise_distance` runs in float32:
-(2·1e15)² stays far below float32's largest number, and 1e-15² far above its underflow (the
+"""The range of the largest row norm in which the screening of :func:`min_pairwise_distance`
+runs in float32 (float64 outside it): (2·1e15)² stays far below float32's largest number, and
+1e-15² far above its underflow (the
 absolute error of products that underflow, ~1e-45 each, is then negligible against the
 margin, which scales with the largest norm squared)."""
 
@@ -53,7 +54,8 @@ def min_pairwise_distance(
     Method: squared distances ``‖x‖² − 2x·y + ‖y‖²`` from float32 matrix products over the upper
     triangle in blocks. Every pair whose computed value is within a rigorous floating-point error
     bound (``γ_{d+5}·(‖x‖+‖y‖)²`` with float32's unit roundoff, input rounding included,
-    doubled) of the running minimum is kept as a candidate; the
+    doubled; float64 products and ``γ_{d+3}`` where the largest norm is outside
+    :data:`_F32_NORMS`) of the running minimum is kept as a candidate; the
     candidates' distances are then recomputed directly as ``‖x − y‖`` (no cancellation), and the
     smallest is returned. The result is therefore the exact minimum up to the final rounding of
     ``‖x − y‖``, with no ad-hoc tolerance.
