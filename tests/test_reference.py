@@ -70,9 +70,10 @@ COVERED_BY = {"trlaplace_rewrite_100d": "trlaplace_rewrite",
 same pin, on other vectors or another setting of it. ``trlaplace_rewrite_100d``: the same
 rewriter grid on 100-d vectors; ``trlaplace_code`` and ``trlaplace_code_public``: the
 autoencoder rewriter with the public code's departures (noise shared per batch, the code's d′,
-a trained embedding table; unit-tested in tests/rewriters/), whose training is the same code as
-``trlaplace_rewrite``'s; ``trlaplace_100d``: ``trlaplace`` on 100-d vectors, whose rewrite
-metrics (BERTScore, 55 s of its 80 s rerun) read the text, not the vectors. A rewriter cell's
+a trained embedding table; tested in tests/test_privatize.py and tests/mechanisms/), whose
+training is the same code as ``trlaplace_rewrite``'s; ``trlaplace_100d``: ``trlaplace`` on
+100-d vectors, whose rewrite metrics (BERTScore, 55 s of its 80 s rerun) read the text, not
+the vectors. A rewriter cell's
 rerun is 150-180 s, most of it the autoencoder's training (issue 50: CI within 20 minutes;
 what is slow and proves little goes), so CI reruns their quickest cell that trains a torch model
 without the costly part instead (a baseline or a known answer; 2-7 s), which still checks
