@@ -60,12 +60,19 @@ class ReferenceError(InputError, ValueError):
     """Bad input: no such reference folder or grid (one line, exit 2 in the CLI)."""
 
 
+def committed_references(root: str | Path = REFERENCE_ROOT) -> list[str]:
+    """The grids with a committed reference under ``root`` (folders holding ``cells/``),
+    sorted; none when ``root`` is missing."""
+    root = Path(root)
+    return sorted(p.name for p in root.iterdir() if layout.cells_dir(p).is_dir()) \
+        if root.is_dir() else []
+
+
 def reference_dir(grid: str, root: str | Path = REFERENCE_ROOT) -> Path:
     """``<root>/<grid>``; raises :class:`ReferenceError` when it holds no ``cells/``."""
     folder = Path(root) / grid
     if not layout.cells_dir(folder).is_dir():
-        have = sorted(p.name for p in Path(root).iterdir() if layout.cells_dir(p).is_dir()) \
-            if Path(root).is_dir() else []
+        have = committed_references(root)
         raise ReferenceError(f"no committed reference cells under {folder}/cells (references: "
                              f"{', '.join(have) or 'none'})")
     return folder

@@ -13,6 +13,7 @@ from bench.reference import (
     REFERENCE_ROOT,
     ReferenceError,
     check_reference,
+    committed_references,
     comparable,
     differences,
     prune_reference,
@@ -21,7 +22,7 @@ from bench.report import build_report
 from bench.run.runner import run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = sorted(p.name for p in (ROOT / REFERENCE_ROOT).iterdir() if (p / "cells").is_dir())
+COMMITTED = committed_references(ROOT / REFERENCE_ROOT)
 
 
 def test_the_reference_grids_are_committed():

@@ -167,14 +167,29 @@ def _brute_force_min_distance(vectors: np.ndarray) -> float:
     return float(dist.min())
 
 
-# A handful of fitted arrays is common (one vocabulary, several approaches in a grid).
-_STATS_CACHE: dict[tuple[str, tuple[int, ...]], dict[str, Any]] = {}
-_STATS_CACHE_SIZE = 8
+# A handful of fitted arrays is common (one vocabulary, several approaches in a grid); each
+# has a minimum and, for truncated_gumbel, a maximum distance.
+_STATS_CACHE: dict[tuple[str, str, tuple[int, ...]], Any] = {}
+_STATS_CACHE_SIZE = 16
 
 
-def _content_key(x: np.ndarray) -> tuple[str, tuple[int, ...]]:
-    return (hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest() + str(x.dtype),
-            x.shape)
+def _cached(what: str, x: np.ndarray, compute: Any) -> Any:
+    """``compute(x)``, the last :data:`_STATS_CACHE_SIZE` results kept per process by ``what``
+    and the content hash of ``x`` (the oldest dropped first)."""
+    key = (what, hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest() + str(x.dtype),
+           x.shape)
+    if key not in _STATS_CACHE:
+        if len(_STATS_CACHE) >= _STATS_CACHE_SIZE:
+            _STATS_CACHE.pop(next(iter(_STATS_CACHE)))
+        _STATS_CACHE[key] = compute(x)
+    return _STATS_CACHE[key]
+
+
+def _min_distance_logged(x: np.ndarray) -> dict[str, Any]:
+    hit = min_pairwise_distance(x)
+    logger.info("exact min distance over %d distinct vectors: %.6g (pair %s) in %.2fs",
+                hit["n_points"], hit["min_distance"], hit["pair"], hit["seconds"])
+    return hit
 
 
 def min_distance_cached(x: np.ndarray) -> dict[str, Any]:
@@ -182,21 +197,7 @@ def min_distance_cached(x: np.ndarray) -> dict[str, Any]:
     (the sensitivity approaches of a grid, the findings, and every privatizer truncated_gumbel
     builds for a cell -- the corpus', the informed adversary's, the measures' -- read the same
     fitted arrays)."""
-    key = _content_key(x)
-    hit = _STATS_CACHE.get(key)
-    if hit is None:
-        hit = min_pairwise_distance(x)
-        logger.info(
-            "exact min distance over %d distinct vectors: %.6g (pair %s) in %.2fs",
-            hit["n_points"], hit["min_distance"], hit["pair"], hit["seconds"],
-        )
-        if len(_STATS_CACHE) >= _STATS_CACHE_SIZE:
-            _STATS_CACHE.pop(next(iter(_STATS_CACHE)))
-        _STATS_CACHE[key] = hit
-    return dict(hit)
-
-
-_MAX_CACHE: dict[tuple[str, tuple[int, ...]], float] = {}
+    return dict(_cached("min", x, _min_distance_logged))
 
 
 def max_distance_cached(x: np.ndarray) -> float:
@@ -205,12 +206,7 @@ def max_distance_cached(x: np.ndarray) -> float:
     changes nothing but the time."""
     from bench.neighbors import max_pairwise_distance
 
-    key = _content_key(x)
-    if key not in _MAX_CACHE:
-        if len(_MAX_CACHE) >= _STATS_CACHE_SIZE:
-            _MAX_CACHE.pop(next(iter(_MAX_CACHE)))
-        _MAX_CACHE[key] = max_pairwise_distance(x)
-    return _MAX_CACHE[key]
+    return _cached("max", x, max_pairwise_distance)
 
 
 # --------------------------------------------------------------------------------------------

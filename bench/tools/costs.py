@@ -15,14 +15,13 @@ import argparse
 import statistics
 import sys
 
-from bench.reference import REFERENCE_ROOT, committed_cells, reference_dir
+from bench.reference import (
+    REFERENCE_ROOT,
+    committed_cells,
+    committed_references,
+    reference_dir,
+)
 from bench.results.sections import upgrade
-
-
-def committed() -> list[str]:
-    """The committed references (``results/reference/*/cells``; run from the repository)."""
-    return sorted(p.name for p in REFERENCE_ROOT.iterdir() if (p / "cells").is_dir()) \
-        if REFERENCE_ROOT.is_dir() else []
 
 
 def reference_costs(grid: str) -> dict[str, float]:
@@ -61,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cores < 1:
         ap.error("--cores must be at least 1")
-    known = committed()
+    known = committed_references()
     if not known:
         ap.error(f"no committed references under {REFERENCE_ROOT}/ (run it from the repository)")
     unknown = sorted(set(args.grids) - set(known))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.reference import REFERENCE_ROOT
+from bench.reference import REFERENCE_ROOT, committed_references
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_TEST = 1_000
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                                              "the committed references")
     ap.add_argument("grids", nargs="*")
     args = ap.parse_args(argv)
-    grids = args.grids or sorted(p.name for p in (ROOT / REFERENCE_ROOT).iterdir() if p.is_dir())
+    grids = args.grids or committed_references(ROOT / REFERENCE_ROOT)
     sys.stdout.write(table([grid_sizes(g) for g in grids]))
     return 0
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.tools.costs import committed, main, reference_costs, table
+from bench.reference import committed_references
+from bench.tools.costs import main, reference_costs, table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +29,7 @@ def test_the_sum_is_the_cells_recorded_times(monkeypatch):
 
 def test_every_committed_reference_and_a_clear_error(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
-    assert "quickstart" in committed() and "thesis_reference" in committed()
+    assert "quickstart" in committed_references() and "thesis_reference" in committed_references()
     with pytest.raises(SystemExit) as e:
         main(["no_such_grid"])
     assert e.value.code == 2
